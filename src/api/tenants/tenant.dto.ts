@@ -1,0 +1,114 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  Max,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import { NoControlCharacters } from '../../common/validation/no-control-characters';
+import type { Tenant } from '../../tenants/tenant';
+
+export class TenantQuotasDto {
+  @ApiPropertyOptional({ example: 10000, minimum: 0, maximum: 10_000_000 })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(10_000_000)
+  maxActiveSchedules?: number;
+
+  @ApiPropertyOptional({ example: 100, minimum: 1, maximum: 100_000 })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  dispatchRatePerSecond?: number;
+
+  @ApiPropertyOptional({ example: 50, minimum: 1, maximum: 100_000 })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  maxConcurrentRuns?: number;
+}
+
+export class CreateTenantDto {
+  @ApiProperty({ example: 'acme', minLength: 1, maxLength: 200 })
+  @IsString()
+  @Length(1, 200)
+  @NoControlCharacters()
+  name: string;
+
+  @ApiPropertyOptional({ type: TenantQuotasDto })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => TenantQuotasDto)
+  quotas?: TenantQuotasDto;
+}
+
+export class UpdateTenantDto {
+  @ApiPropertyOptional({ example: 'acme', minLength: 1, maxLength: 200 })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  @NoControlCharacters()
+  name?: string;
+
+  @ApiPropertyOptional({ type: TenantQuotasDto })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => TenantQuotasDto)
+  quotas?: TenantQuotasDto;
+}
+
+export class TenantQuotasViewDto {
+  @ApiProperty({ example: 10000 })
+  maxActiveSchedules: number;
+
+  @ApiProperty({ example: 100 })
+  dispatchRatePerSecond: number;
+
+  @ApiProperty({ example: 50 })
+  maxConcurrentRuns: number;
+}
+
+export class TenantDto {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ example: 'acme' })
+  name: string;
+
+  @ApiProperty({ type: TenantQuotasViewDto })
+  quotas: TenantQuotasViewDto;
+
+  @ApiProperty({ format: 'date-time' })
+  createdAt: string;
+
+  @ApiProperty({ format: 'date-time' })
+  updatedAt: string;
+
+  static from(tenant: Tenant): TenantDto {
+    return {
+      id: tenant.id,
+      name: tenant.name,
+      quotas: { ...tenant.quotas },
+      createdAt: tenant.createdAt.toISOString(),
+      updatedAt: tenant.updatedAt.toISOString(),
+    };
+  }
+}
+
+export class CreatedTenantDto extends TenantDto {
+  @ApiProperty({
+    description: "The tenant's API key. Shown once: store it now; only its hash is kept.",
+    example: 'dl_0123456789abcdef_…',
+  })
+  apiKey: string;
+}

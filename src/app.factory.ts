@@ -1,0 +1,53 @@
+import { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { Logger } from 'nestjs-pino';
+import { AppModule } from './app.module';
+import type { AppConfig } from './config/app-config';
+import { FieldErrorDto, ProblemDto } from './common/openapi/problem.dto';
+import { ProblemFilter } from './common/problem/problem.filter';
+import { StrictValidationPipe } from './common/validation/validation.pipe';
+
+/** The largest JSON body we read; a schedule's payload alone is capped lower (64 KiB). */
+export const BODY_LIMIT = '256kb';
+
+/**
+ * Builds the whole application for a resolved configuration (database URL known). main.ts and
+ * the end-to-end tests share it, so tests exercise exactly what runs in production.
+ */
+export async function createApp(config: AppConfig): Promise<INestApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+    bufferLogs: true,
+    bodyParser: false,
+    // Errors reach the caller (main.ts reports them and exits); Nest must not exit on its own.
+    abortOnError: false,
+  });
+  app.useLogger(app.get(Logger));
+  app.useBodyParser('json', { limit: BODY_LIMIT, strict: true });
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.useGlobalPipes(new StrictValidationPipe());
+  app.useGlobalFilters(new ProblemFilter());
+  if (config.roles.has('api')) setUpOpenApi(app);
+  return app;
+}
+
+function setUpOpenApi(app: INestApplication): void {
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('dueline')
+      .setDescription(
+        'A durable, multi-tenant job scheduler on Postgres. Tenant routes take ' +
+          '`Authorization: Bearer <api key>`; tenant administration takes the admin token. ' +
+          'Errors are RFC 9457 `application/problem+json` documents.',
+      )
+      .setVersion('0.1.0')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Tenant API key' })
+      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' }, 'admin')
+      .build(),
+    { extraModels: [ProblemDto, FieldErrorDto] },
+  );
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
+}

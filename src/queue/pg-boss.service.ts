@@ -1,0 +1,65 @@
+import { once } from 'node:events';
+import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { PgBoss, type Db } from 'pg-boss';
+import type { EntityManager } from 'typeorm';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/app-config';
+import { PGBOSS_SCHEMA } from './queue.constants';
+import { errorSummary } from '../observability/error-summary';
+
+/**
+ * Owns this process's pg-boss instance: pg-boss on our Postgres is both the outbox and the
+ * execution queue. `transactionalDb` lets a pg-boss write join a TypeORM transaction, so an
+ * occurrence and its job commit or roll back together.
+ */
+@Injectable()
+export class PgBossService implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger(PgBossService.name);
+  readonly boss: PgBoss;
+  private started = false;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.boss = new PgBoss({
+      connectionString: config.databaseUrl ?? undefined,
+      schema: PGBOSS_SCHEMA,
+      application_name: 'dueline-queue',
+      max: 5,
+      // pg-boss's own cron is not our engine; our relay repairs runs, so its supervisor is
+      // only needed where jobs are executed or relayed.
+      schedule: false,
+      supervise: config.roles.has('relay') || config.roles.has('worker'),
+      migrate: true,
+    });
+    this.boss.on('error', (error: unknown) =>
+      this.logger.error({ err: errorSummary(error) }, 'pg-boss error'),
+    );
+  }
+
+  async onModuleInit(): Promise<void> {
+    await this.boss.start();
+    this.started = true;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (!this.started) return;
+    this.started = false;
+    // stop() resolves before pg-boss has finished closing its pool; 'stopped' marks the end, and
+    // only then may the database (perhaps our embedded one) go away.
+    const stopped = once(this.boss, 'stopped');
+    await this.boss.stop({ graceful: true, timeout: 10_000, close: true });
+    await Promise.race([stopped, new Promise((done) => setTimeout(done, 12_000).unref())]);
+  }
+
+  isStarted(): boolean {
+    return this.started;
+  }
+
+  /** A pg-boss `db` that runs its statements inside the given TypeORM transaction. */
+  transactionalDb(em: EntityManager): Db {
+    return {
+      executeSql: async (text: string, values?: unknown[]) => ({
+        rows: await em.query(text, values as unknown[]),
+      }),
+    };
+  }
+}

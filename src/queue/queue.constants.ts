@@ -1,0 +1,2 @@
+/** pg-boss keeps its tables in a Postgres schema of its own, apart from ours. */
+export const PGBOSS_SCHEMA = 'pgboss';

@@ -1,0 +1,67 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { ApiKeyEntity } from './api-key.entity';
+import { TenantEntity } from './tenant.entity';
+import { Tenant, TenantQuotas } from './tenant';
+
+@Injectable()
+export class TenantsRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** The tenant and its first key are written together: a tenant never exists without a key. */
+  async createWithKey(
+    name: string,
+    quotas: TenantQuotas,
+    key: { keyId: string; secretSha256: Buffer },
+  ): Promise<Tenant> {
+    return this.dataSource.transaction(async (em) => {
+      const tenant = await em.getRepository(TenantEntity).save({ name, ...quotas });
+      await em.getRepository(ApiKeyEntity).insert({
+        keyId: key.keyId,
+        tenantId: tenant.id,
+        secretSha256: key.secretSha256,
+        revokedAt: null,
+      });
+      return toTenant(tenant);
+    });
+  }
+
+  async findById(id: string): Promise<Tenant | null> {
+    const row = await this.dataSource.getRepository(TenantEntity).findOneBy({ id });
+    return row ? toTenant(row) : null;
+  }
+
+  async updateQuotas(
+    id: string,
+    patch: Partial<TenantQuotas>,
+    name?: string,
+  ): Promise<Tenant | null> {
+    const repo = this.dataSource.getRepository(TenantEntity);
+    const changes = { ...patch, ...(name === undefined ? {} : { name }) };
+    if (Object.keys(changes).length > 0) await repo.update({ id }, changes);
+    return this.findById(id);
+  }
+
+  async findActiveKey(keyId: string): Promise<ApiKeyEntity | null> {
+    return this.dataSource
+      .getRepository(ApiKeyEntity)
+      .createQueryBuilder('k')
+      .where('k.key_id = :keyId AND k.revoked_at IS NULL', { keyId })
+      .getOne();
+  }
+}
+
+function toTenant(row: TenantEntity): Tenant {
+  return {
+    id: row.id,
+    name: row.name,
+    quotas: {
+      maxActiveSchedules: row.maxActiveSchedules,
+      dispatchRatePerSecond: row.dispatchRatePerSecond,
+      maxConcurrentRuns: row.maxConcurrentRuns,
+    },
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}

@@ -1,0 +1,185 @@
+import { TEST_ADMIN_TOKEN, startTestApp, TestApp } from '../support/test-app';
+
+describe('foundation over HTTP', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  const admin = (req: import('supertest').Test) =>
+    req.set('Authorization', `Bearer ${TEST_ADMIN_TOKEN}`);
+
+  describe('tenants (admin)', () => {
+    it('creates a tenant with quotas and returns its API key once', async () => {
+      const res = await admin(t.http.post('/tenants')).send({
+        name: 'acme',
+        quotas: { maxActiveSchedules: 5, dispatchRatePerSecond: 7, maxConcurrentRuns: 3 },
+      });
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({
+        name: 'acme',
+        quotas: { maxActiveSchedules: 5, dispatchRatePerSecond: 7, maxConcurrentRuns: 3 },
+      });
+      expect(res.body.apiKey).toMatch(/^dl_[a-f0-9]{16}_/);
+
+      const read = await admin(t.http.get(`/tenants/${res.body.id}`));
+      expect(read.status).toBe(200);
+      expect(read.body.apiKey).toBeUndefined();
+      expect(read.body.quotas.maxConcurrentRuns).toBe(3);
+    });
+
+    it('stores only a hash of the key', async () => {
+      const { apiKey } = await t.createTenant('hashed');
+      const secret = apiKey.split('_')[2];
+      const rows = await t.app
+        .get(require('typeorm').DataSource)
+        .query(
+          `SELECT count(*)::int AS n FROM api_keys WHERE encode(secret_sha256, 'escape') LIKE $1`,
+          [`%${secret}%`],
+        );
+      expect(rows[0].n).toBe(0);
+    });
+
+    it('patches quotas and 404s an unknown tenant', async () => {
+      const { id } = await t.createTenant('patchy');
+      const res = await admin(t.http.patch(`/tenants/${id}`)).send({
+        quotas: { maxConcurrentRuns: 9 },
+      });
+      expect(res.status).toBe(200);
+      expect(res.body.quotas.maxConcurrentRuns).toBe(9);
+      expect(res.body.quotas.dispatchRatePerSecond).toBe(100);
+      const missing = await admin(t.http.get('/tenants/00000000-0000-4000-8000-000000000000'));
+      expect(missing.status).toBe(404);
+      expect(missing.headers['content-type']).toMatch(/^application\/problem\+json/);
+    });
+
+    it.each([
+      ['no token', undefined],
+      ['a wrong token', 'Bearer not-the-admin-token'],
+      ['a tenant key', 'tenant'],
+      ['a malformed header', 'Basic abc'],
+    ])('refuses %s with 401', async (_label, header) => {
+      let value = header;
+      if (value === 'tenant') value = `Bearer ${(await t.createTenant('x')).apiKey}`;
+      const req = t.http.post('/tenants').send({ name: 'nope' });
+      if (value) req.set('Authorization', value);
+      const res = await req;
+      expect(res.status).toBe(401);
+      expect(res.headers['www-authenticate']).toBe('Bearer');
+      expect(res.body).toMatchObject({ status: 401, title: 'Unauthorized' });
+    });
+  });
+
+  describe('errors are problem+json', () => {
+    it('rejects unknown fields with errors[]', async () => {
+      const res = await admin(t.http.post('/tenants')).send({ name: 'a', bogus: true });
+      expect(res.status).toBe(400);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(res.body).toMatchObject({
+        type: expect.any(String),
+        title: expect.any(String),
+        status: 400,
+      });
+      expect(res.body.errors).toEqual([
+        { field: 'bogus', message: 'property bogus should not exist' },
+      ]);
+    });
+
+    it('rejects unknown nested fields and wrong types', async () => {
+      const res = await admin(t.http.post('/tenants')).send({
+        name: 42,
+        quotas: { maxConcurrentRuns: 'many', extra: 1 },
+      });
+      expect(res.status).toBe(400);
+      const fields = res.body.errors.map((e: { field: string }) => e.field);
+      expect(fields).toEqual(
+        expect.arrayContaining(['name', 'quotas.maxConcurrentRuns', 'quotas.extra']),
+      );
+    });
+
+    it('rejects control characters and oversized names', async () => {
+      for (const name of ['bad\nname', 'x'.repeat(201), '']) {
+        const res = await admin(t.http.post('/tenants')).send({ name });
+        expect(res.status).toBe(400);
+      }
+    });
+
+    it('answers malformed JSON with 400', async () => {
+      const res = await admin(t.http.post('/tenants'))
+        .set('Content-Type', 'application/json')
+        .send('{"name": ');
+      expect(res.status).toBe(400);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(res.body).toMatchObject({ status: 400, detail: expect.stringMatching(/JSON/) });
+    });
+
+    it('answers a non-object body with 400', async () => {
+      const res = await admin(t.http.post('/tenants')).send([{ name: 'a' }]);
+      expect(res.status).toBe(400);
+    });
+
+    it('answers an oversized body with 413', async () => {
+      const res = await admin(t.http.post('/tenants')).send({
+        name: 'a',
+        blob: 'x'.repeat(300 * 1024),
+      });
+      expect(res.status).toBe(413);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    });
+
+    it('answers an unknown route with 404', async () => {
+      const res = await t.http.get('/no/such/route');
+      expect(res.status).toBe(404);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(res.body).toMatchObject({ status: 404, title: 'Not Found' });
+    });
+  });
+
+  describe('operations', () => {
+    it('serves liveness and readiness (database and queue)', async () => {
+      expect((await t.http.get('/health/live')).status).toBe(200);
+      const ready = await t.http.get('/health/ready');
+      expect(ready.status).toBe(200);
+      expect(ready.body.details).toMatchObject({
+        database: { status: 'up' },
+        queue: { status: 'up' },
+      });
+    });
+
+    it('serves Prometheus metrics with process metrics and an HTTP latency histogram', async () => {
+      await t.http.get('/health/live');
+      const res = await t.http.get('/metrics');
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^text\/plain/);
+      expect(res.text).toContain('dueline_process_cpu_user_seconds_total');
+      expect(res.text).toMatch(
+        /dueline_http_request_duration_seconds_bucket\{le="[^"]+",method="GET",route="\/health\/live",status="200"\}/,
+      );
+    });
+
+    it('echoes a sane X-Request-Id and invents one otherwise', async () => {
+      const given = await t.http.get('/health/live').set('X-Request-Id', 'abc-123');
+      expect(given.headers['x-request-id']).toBe('abc-123');
+      const invented = await t.http.get('/health/live').set('X-Request-Id', 'bad id with spaces');
+      expect(invented.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    });
+
+    it('publishes the OpenAPI document with the bearer scheme and problem shapes', async () => {
+      const res = await t.http.get('/docs-json');
+      expect(res.status).toBe(200);
+      expect(res.body.components.securitySchemes).toMatchObject({
+        bearer: { type: 'http', scheme: 'bearer' },
+        admin: { type: 'http', scheme: 'bearer' },
+      });
+      expect(res.body.components.schemas.ProblemDto).toBeDefined();
+      const post = res.body.paths['/tenants'].post;
+      expect(post.requestBody.content['application/json'].schema.$ref).toContain('CreateTenantDto');
+      expect(post.responses['400'].content['application/problem+json']).toBeDefined();
+      const ui = await t.http.get('/docs');
+      expect(ui.status).toBe(200);
+      expect(ui.text).toContain('swagger');
+    });
+  });
+});

@@ -1,0 +1,25 @@
+import { randomBytes } from 'node:crypto';
+import { adminQuery, SERVER_URL_ENV, TEMPLATE_ENV, withDatabaseName } from './test-postgres';
+
+export interface TestDatabase {
+  url: string;
+  name: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh, migrated database of this file's own, cloned from the run's template. */
+export async function createTestDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
+  const serverUrl = process.env[SERVER_URL_ENV];
+  const template = process.env[TEMPLATE_ENV];
+  if (!serverUrl || !template) throw new Error('test database server not set up (global-setup)');
+  const name = `dueline_t_${randomBytes(6).toString('hex')}`;
+  await adminQuery(
+    serverUrl,
+    `CREATE DATABASE ${name} ${options.empty ? '' : `TEMPLATE ${template}`}`,
+  );
+  return {
+    url: withDatabaseName(serverUrl, name),
+    name,
+    drop: () => adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+  };
+}
