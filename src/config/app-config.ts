@@ -17,6 +17,9 @@ export interface AppConfig {
   adminToken: string | null;
   targetAllowedHosts: string | undefined;
   logLevel: LogLevel;
+  /** Per-tenant management API rate limit (per replica): sustained rate and burst. */
+  managementRatePerSecond: number;
+  managementBurst: number;
   /** Upper bound on a graceful shutdown before the process gives up waiting for in-flight work. */
   shutdownTimeoutMs: number;
 }
@@ -53,6 +56,8 @@ export function loadConfig(env: Env): AppConfig {
     targetAllowedHosts: optional(env, 'TARGET_ALLOWED_HOSTS') ?? undefined,
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 15000, 0, 600000),
+    managementRatePerSecond: integer(env, 'MANAGEMENT_RATE_PER_SECOND', 20, 1, 100000),
+    managementBurst: integer(env, 'MANAGEMENT_BURST', 100, 1, 100000),
   };
 }
 

@@ -1,5 +1,9 @@
+import { DueIndexEntity } from '../due-index/due-index.entity';
+import { IdempotencyKeyEntity } from '../schedules/idempotency-key.entity';
+import { ScheduleEntity } from '../schedules/schedule.entity';
+import { TargetEntity } from '../targets/target.entity';
 import { ApiKeyEntity } from '../tenants/api-key.entity';
 import { TenantEntity } from '../tenants/tenant.entity';
 
 /** Every TypeORM entity, for the data source, the migration generator and the drift test. */
-export const ENTITIES = [TenantEntity, ApiKeyEntity];
+export const ENTITIES = [TenantEntity, ApiKeyEntity, ScheduleEntity, IdempotencyKeyEntity, DueIndexEntity, TargetEntity];

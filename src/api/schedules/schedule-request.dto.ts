@@ -1,0 +1,239 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  IsIn,
+  IsInt,
+  IsISO8601,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Length,
+  Max,
+  MaxLength,
+  Min,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
+import { NoControlCharacters } from '../../common/validation/no-control-characters';
+import { MISSED_RUN_POLICIES, OVERLAP_POLICIES } from '../../schedules/schedule';
+import { SCHEDULE_LIMITS } from '../../schedules/schedule-limits';
+
+export class DstPolicyDto {
+  @ApiPropertyOptional({ enum: ['skip', 'shift_forward'], default: 'skip' })
+  @IsOptional()
+  @IsIn(['skip', 'shift_forward'])
+  nonexistent?: 'skip' | 'shift_forward';
+
+  @ApiPropertyOptional({ enum: ['first', 'last', 'both'], default: 'first' })
+  @IsOptional()
+  @IsIn(['first', 'last', 'both'])
+  repeated?: 'first' | 'last' | 'both';
+}
+
+export class RetryPolicyDto {
+  @ApiPropertyOptional({ default: 3, minimum: 1, maximum: 20 })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(20)
+  maxAttempts?: number;
+
+  @ApiPropertyOptional({ default: 1000, minimum: 100, maximum: 3_600_000 })
+  @IsOptional()
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
+  initialDelayMs?: number;
+
+  @ApiPropertyOptional({ default: 300000, minimum: 100, maximum: 86_400_000 })
+  @IsOptional()
+  @IsInt()
+  @Min(100)
+  @Max(86_400_000)
+  maxDelayMs?: number;
+
+  @ApiPropertyOptional({ default: 3600, minimum: 1, maximum: 604_800 })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(604_800)
+  retryDeadlineSeconds?: number;
+}
+
+/** Fields shared by create and edit; on edit every field is optional. */
+export class ScheduleFieldsDto {
+  @ApiPropertyOptional({ description: 'JSON object sent to the target (at most 64 KiB)', example: { report: 'daily' } })
+  @IsOptional()
+  @IsObject()
+  payload?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ format: 'date-time', example: '2027-01-01T09:00:00Z', description: 'One-time: xor cron' })
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsISO8601({ strict: true })
+  runAt?: string | null;
+
+  @ApiPropertyOptional({ example: '0 9 * * *', description: '5 fields, or 6 with seconds first' })
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsString()
+  @MaxLength(120)
+  @NoControlCharacters()
+  cron?: string | null;
+
+  @ApiPropertyOptional({ example: 'Europe/Berlin', description: 'IANA timezone, with cron' })
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsString()
+  @MaxLength(64)
+  timezone?: string | null;
+
+  @ApiPropertyOptional({ type: DstPolicyDto })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => DstPolicyDto)
+  dstPolicy?: DstPolicyDto;
+
+  @ApiPropertyOptional({ format: 'date-time' })
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsISO8601({ strict: true })
+  startAt?: string | null;
+
+  @ApiPropertyOptional({ format: 'date-time' })
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsISO8601({ strict: true })
+  endAt?: string | null;
+
+  @ApiPropertyOptional({ enum: MISSED_RUN_POLICIES, default: 'latest' })
+  @IsOptional()
+  @IsIn(MISSED_RUN_POLICIES)
+  missedRunPolicy?: (typeof MISSED_RUN_POLICIES)[number];
+
+  @ApiPropertyOptional({ default: 10, minimum: 1, maximum: SCHEDULE_LIMITS.maxCatchUp })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(SCHEDULE_LIMITS.maxCatchUp)
+  maxCatchUp?: number;
+
+  @ApiPropertyOptional({ enum: OVERLAP_POLICIES, default: 'skip' })
+  @IsOptional()
+  @IsIn(OVERLAP_POLICIES)
+  overlapPolicy?: (typeof OVERLAP_POLICIES)[number];
+
+  @ApiPropertyOptional({ type: RetryPolicyDto })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => RetryPolicyDto)
+  retryPolicy?: RetryPolicyDto;
+}
+
+export class CreateScheduleDto extends ScheduleFieldsDto {
+  @ApiProperty({ example: 'nightly-report', minLength: 1, maxLength: 200 })
+  @IsString()
+  @Length(1, 200)
+  @NoControlCharacters()
+  name: string;
+
+  @ApiProperty({ format: 'uuid' })
+  @IsUUID()
+  targetId: string;
+}
+
+export class UpdateScheduleDto extends ScheduleFieldsDto {
+  @ApiPropertyOptional({ example: 'nightly-report', minLength: 1, maxLength: 200 })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  @NoControlCharacters()
+  name?: string;
+
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID()
+  targetId?: string;
+
+  @ApiPropertyOptional({ enum: ['active', 'paused', 'cancelled'], description: 'pause, resume or cancel' })
+  @IsOptional()
+  @IsIn(['active', 'paused', 'cancelled'])
+  status?: 'active' | 'paused' | 'cancelled';
+}
+
+export class PreviewRequestDto {
+  @ApiProperty({ example: '30 1 * * *' })
+  @IsString()
+  @MaxLength(120)
+  @NoControlCharacters()
+  cron: string;
+
+  @ApiProperty({ example: 'America/New_York' })
+  @IsString()
+  @MaxLength(64)
+  timezone: string;
+
+  @ApiPropertyOptional({ type: DstPolicyDto })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => DstPolicyDto)
+  dstPolicy?: DstPolicyDto;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'preview instants after this (default now)' })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  from?: string;
+
+  @ApiPropertyOptional({ default: 10, minimum: 1, maximum: SCHEDULE_LIMITS.maxPreviewCount })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(SCHEDULE_LIMITS.maxPreviewCount)
+  count?: number;
+
+  @ApiPropertyOptional({ format: 'date-time' })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  startAt?: string;
+
+  @ApiPropertyOptional({ format: 'date-time' })
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  endAt?: string;
+}
+
+export class ListSchedulesQueryDto {
+  @ApiPropertyOptional({ default: 50, minimum: 1, maximum: 100 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit?: number;
+
+  @ApiPropertyOptional({ description: 'nextCursor from the previous page' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  cursor?: string;
+
+  @ApiPropertyOptional({ enum: ['active', 'paused', 'cancelled', 'completed'] })
+  @IsOptional()
+  @IsIn(['active', 'paused', 'cancelled', 'completed'])
+  status?: 'active' | 'paused' | 'cancelled' | 'completed';
+}
+
+export class PreviewQueryDto {
+  @ApiPropertyOptional({ default: 10, minimum: 1, maximum: SCHEDULE_LIMITS.maxPreviewCount })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(SCHEDULE_LIMITS.maxPreviewCount)
+  count?: number;
+}
+

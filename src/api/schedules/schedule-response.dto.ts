@@ -1,0 +1,80 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type { Occurrence } from '../../schedules/recurrence';
+import type { Schedule } from '../../schedules/schedule';
+import { DstPolicyDto, RetryPolicyDto } from './schedule-request.dto';
+
+class ScheduleLinksDto {
+  @ApiProperty({ example: '/schedules/6f1c…' })
+  self: string;
+
+  @ApiProperty({ example: '/schedules/6f1c…/runs' })
+  runs: string;
+}
+
+export class ScheduleDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ example: 'nightly-report' }) name: string;
+  @ApiProperty({ format: 'uuid' }) targetId: string;
+  @ApiProperty({ example: { report: 'daily' } }) payload: Record<string, unknown>;
+  @ApiProperty({ format: 'date-time', nullable: true }) runAt: string | null;
+  @ApiProperty({ nullable: true, example: '0 9 * * *' }) cron: string | null;
+  @ApiProperty({ nullable: true, example: 'Europe/Berlin' }) timezone: string | null;
+  @ApiPropertyOptional({ type: DstPolicyDto, nullable: true }) dstPolicy: DstPolicyDto | null;
+  @ApiProperty({ format: 'date-time', nullable: true }) startAt: string | null;
+  @ApiProperty({ format: 'date-time', nullable: true }) endAt: string | null;
+  @ApiProperty({ enum: ['latest', 'skip', 'all'] }) missedRunPolicy: string;
+  @ApiProperty() maxCatchUp: number;
+  @ApiProperty({ enum: ['skip', 'buffer_one', 'allow'] }) overlapPolicy: string;
+  @ApiProperty({ type: RetryPolicyDto }) retryPolicy: RetryPolicyDto;
+  @ApiProperty({ example: 1, description: 'bumped by every edit; send it back as If-Match' }) revision: number;
+  @ApiProperty({ enum: ['active', 'paused', 'cancelled', 'completed'] }) status: string;
+  @ApiProperty({ format: 'date-time', nullable: true }) nextDueAt: string | null;
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt: string;
+  @ApiProperty({ type: ScheduleLinksDto }) links: ScheduleLinksDto;
+
+  static from(schedule: Schedule): ScheduleDto {
+    const { timing } = schedule;
+    return {
+      id: schedule.id,
+      name: schedule.name,
+      targetId: schedule.targetId,
+      payload: schedule.payload,
+      runAt: timing.kind === 'once' ? timing.runAt.toISOString() : null,
+      cron: timing.kind === 'cron' ? timing.cron : null,
+      timezone: timing.kind === 'cron' ? timing.timezone : null,
+      dstPolicy: timing.kind === 'cron' ? { ...timing.dstPolicy } : null,
+      startAt: schedule.startAt?.toISOString() ?? null,
+      endAt: schedule.endAt?.toISOString() ?? null,
+      missedRunPolicy: schedule.missedRunPolicy,
+      maxCatchUp: schedule.maxCatchUp,
+      overlapPolicy: schedule.overlapPolicy,
+      retryPolicy: { ...schedule.retryPolicy },
+      revision: schedule.revision,
+      status: schedule.status,
+      nextDueAt: schedule.nextDueAt?.toISOString() ?? null,
+      createdAt: schedule.createdAt.toISOString(),
+      updatedAt: schedule.updatedAt.toISOString(),
+      links: { self: `/schedules/${schedule.id}`, runs: `/schedules/${schedule.id}/runs` },
+    };
+  }
+}
+
+export class SchedulePageDto {
+  @ApiProperty({ type: [ScheduleDto] }) items: ScheduleDto[];
+  @ApiProperty({ nullable: true, description: 'pass as ?cursor= for the next page' }) nextCursor: string | null;
+}
+
+export class PreviewInstantDto {
+  @ApiProperty({ format: 'date-time', example: '2027-11-07T05:30:00.000Z' }) at: string;
+  @ApiProperty({ example: '2027-11-07T01:30:00-04:00', description: 'local wall time with offset' })
+  local: string;
+
+  static from(occurrence: Occurrence): PreviewInstantDto {
+    return { at: occurrence.at.toISOString(), local: occurrence.local };
+  }
+}
+
+export class PreviewDto {
+  @ApiProperty({ type: [PreviewInstantDto] }) items: PreviewInstantDto[];
+}

@@ -1,0 +1,152 @@
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiHeader,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { ApiProblems } from '../../common/openapi/problem.dto';
+import { SchedulesService } from '../../schedules/schedules.service';
+import type { Tenant } from '../../tenants/tenant';
+import { CurrentTenant } from '../auth/current-tenant.decorator';
+import { requireIdempotencyKey, requireIfMatch } from '../common/required-header';
+import { ResourceIdPipe } from '../common/resource-id.pipe';
+import {
+  CreateScheduleDto,
+  ListSchedulesQueryDto,
+  PreviewQueryDto,
+  PreviewRequestDto,
+  UpdateScheduleDto,
+} from './schedule-request.dto';
+import {
+  decodeCursor,
+  encodeCursor,
+  etagOf,
+  parseRevision,
+  toScheduleEdit,
+  toScheduleInput,
+} from './schedule-request.mapper';
+import { PreviewDto, PreviewInstantDto, ScheduleDto, SchedulePageDto } from './schedule-response.dto';
+
+const scheduleId = new ResourceIdPipe('schedule');
+
+@ApiTags('schedules')
+@ApiBearerAuth()
+@ApiProblems(400, 401, 429)
+@Controller('schedules')
+export class SchedulesController {
+  constructor(private readonly schedules: SchedulesService) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Create a schedule (201 only once it is durable)' })
+  @ApiHeader({ name: 'Idempotency-Key', required: true, description: 'replays the first answer for the same body' })
+  @ApiCreatedResponse({ type: ScheduleDto, headers: { Location: {}, ETag: {} } })
+  @ApiProblems(403, 404, 413, 422)
+  async create(
+    @CurrentTenant() tenant: Tenant,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Req() req: Request,
+    @Body() body: CreateScheduleDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<ScheduleDto> {
+    const key = requireIdempotencyKey(idempotencyKey);
+    const { schedule, created } = await this.schedules.create(tenant, key, req.body, toScheduleInput(body));
+    res.status(201).location(`/schedules/${schedule.id}`).setHeader('ETag', etagOf(schedule.revision));
+    if (!created) res.setHeader('Idempotent-Replayed', 'true');
+    return ScheduleDto.from(schedule);
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List schedules (cursor pagination, oldest first)' })
+  @ApiOkResponse({ type: SchedulePageDto })
+  async list(@CurrentTenant() tenant: Tenant, @Query() query: ListSchedulesQueryDto): Promise<SchedulePageDto> {
+    const page = await this.schedules.list(tenant.id, {
+      status: query.status,
+      limit: query.limit ?? 50,
+      afterId: decodeCursor(query.cursor),
+    });
+    return { items: page.items.map(ScheduleDto.from), nextCursor: encodeCursor(page.nextAfterId) };
+  }
+
+  @Post('preview')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Preview the next instants of a cron expression, DST policy applied' })
+  @ApiOkResponse({ type: PreviewDto })
+  preview(@Body() body: PreviewRequestDto): PreviewDto {
+    const items = this.schedules.preview({
+      cron: body.cron,
+      timezone: body.timezone,
+      dstPolicy: body.dstPolicy,
+      from: body.from ? new Date(body.from) : undefined,
+      count: body.count ?? 10,
+      startAt: body.startAt ? new Date(body.startAt) : null,
+      endAt: body.endAt ? new Date(body.endAt) : null,
+    });
+    return { items: items.map(PreviewInstantDto.from) };
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Read a schedule; ETag carries its revision' })
+  @ApiOkResponse({ type: ScheduleDto, headers: { ETag: {} } })
+  @ApiProblems(404)
+  async get(
+    @CurrentTenant() tenant: Tenant,
+    @Param('id', scheduleId) id: string,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<ScheduleDto> {
+    const schedule = await this.schedules.get(tenant.id, id);
+    res.setHeader('ETag', etagOf(schedule.revision));
+    return ScheduleDto.from(schedule);
+  }
+
+  @Get(':id/preview')
+  @ApiOperation({ summary: 'The next N instants of this schedule' })
+  @ApiOkResponse({ type: PreviewDto })
+  @ApiProblems(404)
+  async previewSchedule(
+    @CurrentTenant() tenant: Tenant,
+    @Param('id', scheduleId) id: string,
+    @Query() query: PreviewQueryDto,
+  ): Promise<PreviewDto> {
+    const items = await this.schedules.previewSchedule(tenant.id, id, query.count ?? 10);
+    return { items: items.map(PreviewInstantDto.from) };
+  }
+
+  @Patch(':id')
+  @ApiOperation({ summary: 'Edit, pause (status: paused), resume (active) or cancel; needs If-Match' })
+  @ApiHeader({ name: 'If-Match', required: true, description: 'the revision you read, e.g. "3"' })
+  @ApiOkResponse({ type: ScheduleDto, headers: { ETag: {} } })
+  @ApiProblems(404, 409, 413, 428)
+  async update(
+    @CurrentTenant() tenant: Tenant,
+    @Param('id', scheduleId) id: string,
+    @Headers('if-match') ifMatch: string | undefined,
+    @Body() body: UpdateScheduleDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<ScheduleDto> {
+    const revision = parseRevision(requireIfMatch(ifMatch));
+    const schedule = await this.schedules.update(tenant.id, id, revision, toScheduleEdit(body));
+    res.setHeader('ETag', etagOf(schedule.revision));
+    return ScheduleDto.from(schedule);
+  }
+
+  @Delete(':id')
+  @ApiOperation({ summary: 'Cancel a schedule for good; it and its history stay readable' })
+  @ApiHeader({ name: 'If-Match', required: false })
+  @ApiOkResponse({ type: ScheduleDto })
+  @ApiProblems(404, 409)
+  async cancel(
+    @CurrentTenant() tenant: Tenant,
+    @Param('id', scheduleId) id: string,
+    @Headers('if-match') ifMatch: string | undefined,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<ScheduleDto> {
+    const revision = ifMatch ? parseRevision(ifMatch) : null;
+    const schedule = await this.schedules.cancel(tenant.id, id, revision);
+    res.setHeader('ETag', etagOf(schedule.revision));
+    return ScheduleDto.from(schedule);
+  }
+}

@@ -1,0 +1,87 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
+import { ApiProblems } from '../../common/openapi/problem.dto';
+import { TargetsService } from '../../targets/targets.service';
+import type { Tenant } from '../../tenants/tenant';
+import { CurrentTenant } from '../auth/current-tenant.decorator';
+import {
+  CreateTargetDto,
+  ListTargetsQueryDto,
+  TargetDto,
+  TargetPageDto,
+  UpdateTargetDto,
+} from './target.dto';
+
+// No ParseUUIDPipe: a malformed id must answer 404 like any id the tenant cannot see.
+const ID_PARAM = { name: 'id', format: 'uuid', description: 'target id' } as const;
+
+@ApiTags('targets')
+@ApiBearerAuth()
+@ApiProblems(401, 429)
+@Controller('targets')
+export class TargetsController {
+  constructor(private readonly targets: TargetsService) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Register a target (the URL is checked against the address policy)' })
+  @ApiCreatedResponse({ type: TargetDto })
+  @ApiProblems(400, 409)
+  async create(@CurrentTenant() tenant: Tenant, @Body() body: CreateTargetDto): Promise<TargetDto> {
+    return TargetDto.from(await this.targets.create(tenant.id, body));
+  }
+
+  @Get()
+  @ApiOperation({ summary: "List the tenant's targets, oldest first (cursor pagination)" })
+  @ApiOkResponse({ type: TargetPageDto })
+  @ApiProblems(400)
+  async list(
+    @CurrentTenant() tenant: Tenant,
+    @Query() query: ListTargetsQueryDto,
+  ): Promise<TargetPageDto> {
+    const page = await this.targets.list(tenant.id, query);
+    return { items: page.items.map((target) => TargetDto.from(target)), nextCursor: page.nextCursor };
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Read a target (never its signing secret)' })
+  @ApiParam(ID_PARAM)
+  @ApiOkResponse({ type: TargetDto })
+  @ApiProblems(404)
+  async get(@CurrentTenant() tenant: Tenant, @Param('id') id: string): Promise<TargetDto> {
+    return TargetDto.from(await this.targets.get(tenant.id, id));
+  }
+
+  @Patch(':id')
+  @ApiOperation({ summary: 'Change a target; signingSecret: null removes the secret' })
+  @ApiParam(ID_PARAM)
+  @ApiOkResponse({ type: TargetDto })
+  @ApiProblems(400, 404, 409)
+  async update(
+    @CurrentTenant() tenant: Tenant,
+    @Param('id') id: string,
+    @Body() body: UpdateTargetDto,
+  ): Promise<TargetDto> {
+    return TargetDto.from(await this.targets.update(tenant.id, id, body));
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiOperation({
+    summary: 'Delete a target (soft: runs keep their history; its name is free again)',
+    description: 'Refused with 409 while active or paused schedules use the target.',
+  })
+  @ApiParam(ID_PARAM)
+  @ApiNoContentResponse({ description: 'Deleted' })
+  @ApiProblems(404, 409)
+  async delete(@CurrentTenant() tenant: Tenant, @Param('id') id: string): Promise<void> {
+    await this.targets.delete(tenant.id, id);
+  }
+}

@@ -1,0 +1,19 @@
+export { parseCron, type ParsedCron } from './cron-expression';
+export { InvalidCronError, InvalidTimezoneError } from './errors';
+export {
+  minimumIntervalSeconds,
+  nextOccurrence,
+  nextOccurrences,
+  occurrencesBetween,
+  SEARCH_HORIZON_YEARS,
+} from './recurrence';
+export { isValidTimezone, toLocalIso } from './timezone';
+export {
+  DEFAULT_DST_POLICY,
+  type DstPolicy,
+  type NonexistentPolicy,
+  type Occurrence,
+  type OccurrenceWindow,
+  type RecurrenceSpec,
+  type RepeatedPolicy,
+} from './types';

@@ -1,0 +1,10 @@
+/** Protective limits on what a schedule may ask for; they bound the work one tenant can create. */
+export const SCHEDULE_LIMITS = {
+  /** Consecutive occurrences of one schedule may not be closer than this. */
+  minIntervalSeconds: 1,
+  /** runAt, and a cron schedule's first occurrence, must fall within this horizon. */
+  maxHorizonDays: 5 * 366,
+  maxPayloadBytes: 64 * 1024,
+  maxCatchUp: 1000,
+  maxPreviewCount: 100,
+} as const;

@@ -1,0 +1,89 @@
+import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { TenantEntity } from '../tenants/tenant.entity';
+
+@Entity({ name: 'schedules' })
+@Index('schedules_tenant_listing_idx', ['tenantId', 'createdAt', 'id'])
+@Check('schedules_timing_check', `(kind = 'once' AND run_at IS NOT NULL AND cron IS NULL)
+  OR (kind = 'cron' AND cron IS NOT NULL AND timezone IS NOT NULL AND run_at IS NULL)`)
+@Check('schedules_status_check', `status IN ('active', 'paused', 'cancelled', 'completed')`)
+export class ScheduleEntity {
+  @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'schedules_pkey' })
+  id: string;
+
+  @Column({ name: 'tenant_id', type: 'uuid' })
+  tenantId: string;
+
+  @ManyToOne(() => TenantEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'tenant_id', foreignKeyConstraintName: 'schedules_tenant_id_fkey' })
+  tenant?: TenantEntity;
+
+  @Column({ type: 'text' })
+  name: string;
+
+  @Column({ name: 'target_id', type: 'uuid' })
+  targetId: string;
+
+  /** Bumped by every edit; writes must name the revision they read (If-Match). */
+  @Column({ type: 'integer', default: 1 })
+  revision: number;
+
+  @Column({ type: 'text' })
+  status: string;
+
+  @Column({ type: 'text' })
+  kind: string;
+
+  @Column({ name: 'run_at', type: 'timestamptz', nullable: true })
+  runAt: Date | null;
+
+  @Column({ type: 'text', nullable: true })
+  cron: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  timezone: string | null;
+
+  @Column({ name: 'dst_nonexistent', type: 'text', default: 'skip' })
+  dstNonexistent: string;
+
+  @Column({ name: 'dst_repeated', type: 'text', default: 'first' })
+  dstRepeated: string;
+
+  @Column({ name: 'start_at', type: 'timestamptz', nullable: true })
+  startAt: Date | null;
+
+  @Column({ name: 'end_at', type: 'timestamptz', nullable: true })
+  endAt: Date | null;
+
+  @Column({ type: 'jsonb', default: () => `'{}'` })
+  payload: object;
+
+  @Column({ name: 'missed_run_policy', type: 'text' })
+  missedRunPolicy: string;
+
+  @Column({ name: 'max_catch_up', type: 'integer' })
+  maxCatchUp: number;
+
+  @Column({ name: 'overlap_policy', type: 'text' })
+  overlapPolicy: string;
+
+  @Column({ name: 'retry_max_attempts', type: 'integer' })
+  retryMaxAttempts: number;
+
+  @Column({ name: 'retry_initial_delay_ms', type: 'integer' })
+  retryInitialDelayMs: number;
+
+  @Column({ name: 'retry_max_delay_ms', type: 'integer' })
+  retryMaxDelayMs: number;
+
+  @Column({ name: 'retry_deadline_seconds', type: 'integer' })
+  retryDeadlineSeconds: number;
+
+  @Column({ name: 'next_due_at', type: 'timestamptz', nullable: true })
+  nextDueAt: Date | null;
+
+  @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
+  createdAt: Date;
+
+  @Column({ name: 'updated_at', type: 'timestamptz', default: () => 'now()' })
+  updatedAt: Date;
+}

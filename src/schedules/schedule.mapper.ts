@@ -1,0 +1,66 @@
+import type { DstPolicy } from './recurrence';
+import type { MissedRunPolicy, OverlapPolicy, Schedule, ScheduleDefinition, ScheduleStatus } from './schedule';
+import { ScheduleEntity } from './schedule.entity';
+
+/** Column values for a definition (the part of a row a tenant controls). */
+export function definitionColumns(definition: ScheduleDefinition): Partial<ScheduleEntity> {
+  const { timing, retryPolicy } = definition;
+  return {
+    name: definition.name,
+    targetId: definition.targetId,
+    payload: definition.payload,
+    kind: timing.kind,
+    runAt: timing.kind === 'once' ? timing.runAt : null,
+    cron: timing.kind === 'cron' ? timing.cron : null,
+    timezone: timing.kind === 'cron' ? timing.timezone : null,
+    dstNonexistent: timing.kind === 'cron' ? timing.dstPolicy.nonexistent : 'skip',
+    dstRepeated: timing.kind === 'cron' ? timing.dstPolicy.repeated : 'first',
+    startAt: definition.startAt,
+    endAt: definition.endAt,
+    missedRunPolicy: definition.missedRunPolicy,
+    maxCatchUp: definition.maxCatchUp,
+    overlapPolicy: definition.overlapPolicy,
+    retryMaxAttempts: retryPolicy.maxAttempts,
+    retryInitialDelayMs: retryPolicy.initialDelayMs,
+    retryMaxDelayMs: retryPolicy.maxDelayMs,
+    retryDeadlineSeconds: retryPolicy.retryDeadlineSeconds,
+  };
+}
+
+export function toSchedule(row: ScheduleEntity): Schedule {
+  return {
+    id: row.id,
+    tenantId: row.tenantId,
+    revision: row.revision,
+    status: row.status as ScheduleStatus,
+    name: row.name,
+    targetId: row.targetId,
+    payload: row.payload as Record<string, unknown>,
+    timing:
+      row.kind === 'once'
+        ? { kind: 'once', runAt: row.runAt! }
+        : {
+            kind: 'cron',
+            cron: row.cron!,
+            timezone: row.timezone!,
+            dstPolicy: {
+              nonexistent: row.dstNonexistent as DstPolicy['nonexistent'],
+              repeated: row.dstRepeated as DstPolicy['repeated'],
+            },
+          },
+    startAt: row.startAt,
+    endAt: row.endAt,
+    missedRunPolicy: row.missedRunPolicy as MissedRunPolicy,
+    maxCatchUp: row.maxCatchUp,
+    overlapPolicy: row.overlapPolicy as OverlapPolicy,
+    retryPolicy: {
+      maxAttempts: row.retryMaxAttempts,
+      initialDelayMs: row.retryInitialDelayMs,
+      maxDelayMs: row.retryMaxDelayMs,
+      retryDeadlineSeconds: row.retryDeadlineSeconds,
+    },
+    nextDueAt: row.nextDueAt,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}

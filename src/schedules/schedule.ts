@@ -1,0 +1,54 @@
+import type { DstPolicy } from './recurrence';
+
+export const SCHEDULE_STATUSES = ['active', 'paused', 'cancelled', 'completed'] as const;
+export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
+export const MISSED_RUN_POLICIES = ['latest', 'skip', 'all'] as const;
+export type MissedRunPolicy = (typeof MISSED_RUN_POLICIES)[number];
+export const OVERLAP_POLICIES = ['skip', 'buffer_one', 'allow'] as const;
+export type OverlapPolicy = (typeof OVERLAP_POLICIES)[number];
+
+export interface RetryPolicy {
+  maxAttempts: number;
+  initialDelayMs: number;
+  maxDelayMs: number;
+  retryDeadlineSeconds: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  maxAttempts: 3,
+  initialDelayMs: 1000,
+  maxDelayMs: 300_000,
+  retryDeadlineSeconds: 3600,
+};
+
+/** When a schedule fires: once at an instant, or on a cron expression in a timezone. */
+export type Timing =
+  | { kind: 'once'; runAt: Date }
+  | { kind: 'cron'; cron: string; timezone: string; dstPolicy: DstPolicy };
+
+/** Everything a tenant defines about a schedule (what an edit may change). */
+export interface ScheduleDefinition {
+  name: string;
+  targetId: string;
+  payload: Record<string, unknown>;
+  timing: Timing;
+  startAt: Date | null;
+  endAt: Date | null;
+  missedRunPolicy: MissedRunPolicy;
+  maxCatchUp: number;
+  overlapPolicy: OverlapPolicy;
+  retryPolicy: RetryPolicy;
+}
+
+export interface Schedule extends ScheduleDefinition {
+  id: string;
+  tenantId: string;
+  revision: number;
+  status: ScheduleStatus;
+  nextDueAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** Statuses that still count against maxActiveSchedules and may still fire. */
+export const LIVE_STATUSES: readonly ScheduleStatus[] = ['active', 'paused'];

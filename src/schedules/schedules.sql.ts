@@ -1,0 +1,25 @@
+/**
+ * Claims an Idempotency-Key for this tenant. The primary key decides between concurrent
+ * requests: the loser's INSERT waits for the winner's transaction and then inserts nothing,
+ * so two requests with one key can never create two schedules.
+ */
+export const CLAIM_IDEMPOTENCY_KEY = `
+  INSERT INTO idempotency_keys (tenant_id, key, request_sha256, schedule_id)
+  VALUES ($1, $2, $3, $4)
+  ON CONFLICT (tenant_id, key) DO NOTHING
+  RETURNING schedule_id`;
+
+export const READ_IDEMPOTENCY_KEY = `
+  SELECT request_sha256, schedule_id FROM idempotency_keys WHERE tenant_id = $1 AND key = $2`;
+
+/**
+ * Serialises schedule creation per tenant so the maxActiveSchedules count cannot be raced past
+ * by concurrent creates.
+ */
+export const LOCK_TENANT = `SELECT id FROM tenants WHERE id = $1 FOR UPDATE`;
+
+export const COUNT_LIVE_SCHEDULES = `
+  SELECT count(*)::int AS n FROM schedules WHERE tenant_id = $1 AND status IN ('active', 'paused')`;
+
+/** Reads a schedule for an edit and holds it until the edit commits. */
+export const LOCK_SCHEDULE = `SELECT id FROM schedules WHERE tenant_id = $1 AND id = $2 FOR UPDATE`;

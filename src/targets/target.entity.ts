@@ -1,0 +1,80 @@
+import {
+  Check,
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryGeneratedColumn,
+  Unique,
+  UpdateDateColumn,
+} from 'typeorm';
+import { TenantEntity } from '../tenants/tenant.entity';
+
+@Entity({ name: 'targets' })
+// Names identify targets to people, so they are unique per tenant; a deleted target frees its name.
+@Index('targets_tenant_id_name_key', ['tenantId', 'name'], {
+  unique: true,
+  where: '(deleted_at IS NULL)',
+})
+@Index('targets_tenant_listing_idx', ['tenantId', 'createdAt', 'id'], {
+  where: '(deleted_at IS NULL)',
+})
+// Redundant as a uniqueness rule (id is the key), but lets schedules reference
+// targets(tenant_id, id), so "a schedule names a target of its own tenant" is a constraint.
+@Unique('targets_tenant_id_id_key', ['tenantId', 'id'])
+@Check('targets_kind_check', `kind IN ('http')`)
+@Check('targets_method_check', `method IN ('GET', 'POST', 'PUT', 'PATCH', 'DELETE')`)
+@Check('targets_timeout_ms_check', `timeout_ms BETWEEN 1000 AND 60000`)
+@Check('targets_headers_check', `jsonb_typeof(headers) = 'object'`)
+export class TargetEntity {
+  @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'targets_pkey' })
+  id: string;
+
+  @Column({ name: 'tenant_id', type: 'uuid' })
+  tenantId: string;
+
+  @ManyToOne(() => TenantEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'tenant_id', foreignKeyConstraintName: 'targets_tenant_id_fkey' })
+  tenant?: TenantEntity;
+
+  @Column({ type: 'text' })
+  name: string;
+
+  @Column({ type: 'text', default: 'http' })
+  kind: string;
+
+  @Column({ type: 'text' })
+  url: string;
+
+  @Column({ type: 'text', default: 'POST' })
+  method: string;
+
+  @Column({ type: 'jsonb', default: () => `'{}'` })
+  headers: Record<string, string>;
+
+  @Column({ name: 'timeout_ms', type: 'integer', default: 10000 })
+  timeoutMs: number;
+
+  @Column({ type: 'boolean', default: false })
+  deduplicates: boolean;
+
+  /**
+   * Plain text for now: it must be readable to sign requests, so hashing is not an option, and
+   * encrypting it at rest needs a key-management decision (where the key lives, how it rotates)
+   * that has not been made. Never selected except for dispatch; never logged or returned.
+   */
+  @Column({ name: 'signing_secret', type: 'text', nullable: true })
+  signingSecret: string | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+
+  /** Soft delete: history (runs, attempts) may still point at the target. */
+  @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true })
+  deletedAt: Date | null;
+}

@@ -1,0 +1,66 @@
+/** What the rest of the system knows about a registered target. Never carries the secret. */
+export const TARGET_KINDS = ['http'] as const;
+export type TargetKind = (typeof TARGET_KINDS)[number];
+
+export const TARGET_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export type TargetMethod = (typeof TARGET_METHODS)[number];
+
+export const TARGET_LIMITS = {
+  nameMaxLength: 200,
+  minTimeoutMs: 1000,
+  maxTimeoutMs: 60_000,
+  defaultTimeoutMs: 10_000,
+  minSecretLength: 16,
+  maxSecretLength: 256,
+  defaultPageSize: 50,
+  maxPageSize: 100,
+} as const;
+
+export interface Target {
+  id: string;
+  tenantId: string;
+  name: string;
+  kind: TargetKind;
+  url: string;
+  method: TargetMethod;
+  headers: Record<string, string>;
+  timeoutMs: number;
+  /** The target honours Idempotency-Key, so an attempt with an unknown outcome may be retried. */
+  deduplicates: boolean;
+  hasSigningSecret: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** The worker's view: the only shape that carries the signing secret. */
+export interface DispatchTarget extends Target {
+  signingSecret: string | null;
+}
+
+export interface TargetInput {
+  name: string;
+  kind?: TargetKind;
+  url: string;
+  method?: TargetMethod;
+  headers?: Record<string, string>;
+  timeoutMs?: number;
+  deduplicates?: boolean;
+  signingSecret?: string | null;
+}
+
+/** Absent fields stay as they are; `signingSecret: null` removes the secret. */
+export type TargetPatch = Partial<TargetInput>;
+
+export interface TargetPage {
+  items: Target[];
+  /** Null on the last page. */
+  nextCursor: string | null;
+}
+
+// Only the canonical spelling: Postgres would accept braces or missing hyphens, but an id
+// that reaches the database in another spelling must not be told apart from a missing one.
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(value: string): boolean {
+  return UUID_RE.test(value);
+}

@@ -1,0 +1,178 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
+import type { TargetCursor } from './target-cursor';
+import { TargetEntity } from './target.entity';
+import type { DispatchTarget, Target, TargetKind, TargetMethod } from './target';
+import {
+  COUNT_SCHEDULES_USING_TARGET,
+  LIST_TARGETS_AFTER,
+  LIST_TARGETS_FIRST_PAGE,
+  LOCK_TARGET_FOR_DELETE,
+  LOCK_USABLE_TARGET,
+  SELECT_TARGET,
+  SELECT_TARGET_FOR_DISPATCH,
+  SOFT_DELETE_UNUSED_TARGET,
+  TARGET_COLUMNS,
+} from './targets.sql';
+
+/** Column values as the service has validated and defaulted them. */
+export interface TargetValues {
+  name: string;
+  kind: TargetKind;
+  url: string;
+  method: TargetMethod;
+  headers: Record<string, string>;
+  timeoutMs: number;
+  deduplicates: boolean;
+  signingSecret: string | null;
+}
+
+export type WriteOutcome = { kind: 'ok'; target: Target } | { kind: 'duplicate_name' };
+
+export type DeleteOutcome =
+  | { kind: 'deleted' }
+  | { kind: 'not_found' }
+  | { kind: 'in_use'; schedules: number };
+
+export interface ListedTarget {
+  target: Target;
+  cursor: TargetCursor;
+}
+
+interface TargetRow {
+  id: string;
+  tenant_id: string;
+  name: string;
+  kind: TargetKind;
+  url: string;
+  method: TargetMethod;
+  headers: Record<string, string>;
+  timeout_ms: number;
+  deduplicates: boolean;
+  has_signing_secret: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const NAME_UNIQUE_CONSTRAINT = 'targets_tenant_id_name_key';
+
+@Injectable()
+export class TargetsRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async insert(tenantId: string, values: TargetValues): Promise<WriteOutcome> {
+    return this.catchDuplicateName(async () => {
+      const result = await this.dataSource
+        .createQueryBuilder()
+        .insert()
+        .into(TargetEntity)
+        .values({ tenantId, ...values })
+        .returning(TARGET_COLUMNS)
+        .execute();
+      return { kind: 'ok', target: toTarget((result.raw as TargetRow[])[0]) };
+    });
+  }
+
+  /** Null when the target does not exist for this tenant (or is deleted). */
+  async update(
+    tenantId: string,
+    id: string,
+    changes: Partial<TargetValues>,
+  ): Promise<WriteOutcome | null> {
+    return this.catchDuplicateName(async () => {
+      const result = await this.dataSource
+        .createQueryBuilder()
+        .update(TargetEntity)
+        .set(changes)
+        .where('tenant_id = :tenantId AND id = :id AND deleted_at IS NULL', { tenantId, id })
+        .returning(TARGET_COLUMNS)
+        .execute();
+      const row = (result.raw as TargetRow[])[0];
+      return row ? { kind: 'ok', target: toTarget(row) } : null;
+    });
+  }
+
+  async findById(tenantId: string, id: string): Promise<Target | null> {
+    const rows: TargetRow[] = await this.dataSource.query(SELECT_TARGET, [tenantId, id]);
+    return rows[0] ? toTarget(rows[0]) : null;
+  }
+
+  async findForDispatch(tenantId: string, id: string): Promise<DispatchTarget | null> {
+    const rows: (TargetRow & { signing_secret: string | null })[] = await this.dataSource.query(
+      SELECT_TARGET_FOR_DISPATCH,
+      [tenantId, id],
+    );
+    const row = rows[0];
+    return row ? { ...toTarget(row), signingSecret: row.signing_secret } : null;
+  }
+
+  /** Up to `limit` targets after `after`, oldest first, each with its own cursor position. */
+  async list(tenantId: string, limit: number, after: TargetCursor | null): Promise<ListedTarget[]> {
+    const rows: (TargetRow & { cursor_at: string })[] = after
+      ? await this.dataSource.query(LIST_TARGETS_AFTER, [tenantId, limit, after.createdAt, after.id])
+      : await this.dataSource.query(LIST_TARGETS_FIRST_PAGE, [tenantId, limit]);
+    return rows.map((row) => ({
+      target: toTarget(row),
+      cursor: { createdAt: row.cursor_at, id: row.id },
+    }));
+  }
+
+  /** With `manager`, the check holds a lock until that transaction ends (see LOCK_USABLE_TARGET). */
+  async lockUsable(tenantId: string, id: string, manager?: EntityManager): Promise<boolean> {
+    const rows: unknown[] = await (manager ?? this.dataSource.manager).query(LOCK_USABLE_TARGET, [
+      tenantId,
+      id,
+    ]);
+    return rows.length > 0;
+  }
+
+  async softDeleteUnused(tenantId: string, id: string): Promise<DeleteOutcome> {
+    return this.dataSource.transaction(async (em): Promise<DeleteOutcome> => {
+      const locked: unknown[] = await em.query(LOCK_TARGET_FOR_DELETE, [tenantId, id]);
+      if (locked.length === 0) return { kind: 'not_found' };
+      const deleted: unknown[] = await em.query(SOFT_DELETE_UNUSED_TARGET, [tenantId, id]);
+      if (deleted.length > 0) return { kind: 'deleted' };
+      // We hold the row lock, so the target still exists: only its schedules kept it alive.
+      const [{ n }]: { n: number }[] = await em.query(COUNT_SCHEDULES_USING_TARGET, [
+        tenantId,
+        id,
+      ]);
+      return { kind: 'in_use', schedules: n };
+    });
+  }
+
+  private async catchDuplicateName<T extends WriteOutcome | null>(
+    write: () => Promise<T>,
+  ): Promise<T | { kind: 'duplicate_name' }> {
+    try {
+      return await write();
+    } catch (error) {
+      if (isUniqueViolation(error, NAME_UNIQUE_CONSTRAINT)) return { kind: 'duplicate_name' };
+      throw error;
+    }
+  }
+}
+
+function isUniqueViolation(error: unknown, constraint: string): boolean {
+  if (!(error instanceof QueryFailedError)) return false;
+  const driverError = error.driverError as { code?: string; constraint?: string };
+  return driverError.code === '23505' && driverError.constraint === constraint;
+}
+
+function toTarget(row: TargetRow): Target {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    name: row.name,
+    kind: row.kind,
+    url: row.url,
+    method: row.method,
+    headers: row.headers,
+    timeoutMs: row.timeout_ms,
+    deduplicates: row.deduplicates,
+    hasSigningSecret: row.has_signing_secret,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}

@@ -1,0 +1,162 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { ConflictError, NotFoundError, ValidationError } from '../common/problem/domain-errors';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { AllowedHosts, checkTargetUrl, parseAllowedHosts } from './http/address-policy';
+import { decodeTargetCursor, encodeTargetCursor } from './target-cursor';
+import { targetHeaderProblems } from './target-headers';
+import {
+  DispatchTarget,
+  isUuid,
+  Target,
+  TARGET_LIMITS,
+  TargetInput,
+  TargetPage,
+  TargetPatch,
+} from './target';
+import { TargetsRepository, TargetValues, WriteOutcome } from './targets.repository';
+
+@Injectable()
+export class TargetsService {
+  private readonly allowedHosts: AllowedHosts;
+
+  constructor(
+    private readonly targets: TargetsRepository,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    // Parsed once: a bad TARGET_ALLOWED_HOSTS entry stops the boot instead of every request.
+    this.allowedHosts = parseAllowedHosts(config.targetAllowedHosts);
+  }
+
+  async create(tenantId: string, input: TargetInput): Promise<Target> {
+    const values: TargetValues = {
+      name: input.name,
+      kind: input.kind ?? 'http',
+      url: this.checkedUrl(input.url),
+      method: input.method ?? 'POST',
+      headers: checkedHeaders(input.headers ?? {}),
+      timeoutMs: input.timeoutMs ?? TARGET_LIMITS.defaultTimeoutMs,
+      deduplicates: input.deduplicates ?? false,
+      signingSecret: input.signingSecret ?? null,
+    };
+    return unwrap(await this.targets.insert(tenantId, values), values.name);
+  }
+
+  async list(tenantId: string, page: { limit?: number; cursor?: string }): Promise<TargetPage> {
+    const limit = page.limit ?? TARGET_LIMITS.defaultPageSize;
+    let after = null;
+    if (page.cursor !== undefined) {
+      after = decodeTargetCursor(page.cursor);
+      if (!after) {
+        throw new ValidationError('cursor is not one this API returned', [
+          { field: 'cursor', message: 'cursor is malformed' },
+        ]);
+      }
+    }
+    const rows = await this.targets.list(tenantId, limit + 1, after);
+    const items = rows.slice(0, limit);
+    return {
+      items: items.map((row) => row.target),
+      nextCursor: rows.length > limit ? encodeTargetCursor(items[items.length - 1].cursor) : null,
+    };
+  }
+
+  async get(tenantId: string, id: string): Promise<Target> {
+    const target = isUuid(id) ? await this.targets.findById(tenantId, id) : null;
+    if (!target) throw notFound(id);
+    return target;
+  }
+
+  /** Absent fields stay; `signingSecret: null` removes the secret; `headers` replaces all. */
+  async update(tenantId: string, id: string, patch: TargetPatch): Promise<Target> {
+    if (!isUuid(id)) throw notFound(id);
+    const changes: Partial<TargetValues> = {};
+    if (patch.name !== undefined) changes.name = patch.name;
+    if (patch.kind !== undefined) changes.kind = patch.kind;
+    if (patch.url !== undefined) changes.url = this.checkedUrl(patch.url);
+    if (patch.method !== undefined) changes.method = patch.method;
+    if (patch.headers !== undefined) changes.headers = checkedHeaders(patch.headers);
+    if (patch.timeoutMs !== undefined) changes.timeoutMs = patch.timeoutMs;
+    if (patch.deduplicates !== undefined) changes.deduplicates = patch.deduplicates;
+    if (patch.signingSecret !== undefined) changes.signingSecret = patch.signingSecret;
+    if (Object.keys(changes).length === 0) return this.get(tenantId, id);
+    const outcome = await this.targets.update(tenantId, id, changes);
+    if (!outcome) throw notFound(id);
+    return unwrap(outcome, changes.name ?? '');
+  }
+
+  /** Soft delete; refused while active or paused schedules use the target. */
+  async delete(tenantId: string, id: string): Promise<void> {
+    if (!isUuid(id)) throw notFound(id);
+    const outcome = await this.targets.softDeleteUnused(tenantId, id);
+    switch (outcome.kind) {
+      case 'deleted':
+        return;
+      case 'not_found':
+        throw notFound(id);
+      case 'in_use':
+        throw new ConflictError(
+          `target ${id} is used by ${outcome.schedules} active or paused schedule(s); ` +
+            'cancel them or point them at another target first',
+          { activeSchedules: outcome.schedules },
+        );
+    }
+  }
+
+  /**
+   * For the worker only: the record with its signing secret. Never pass the result to an API
+   * response or a log. A deleted target is not found: nothing is sent to it any more.
+   */
+  async getForDispatch(tenantId: string, id: string): Promise<DispatchTarget> {
+    const target = isUuid(id) ? await this.targets.findForDispatch(tenantId, id) : null;
+    if (!target) throw notFound(id);
+    return target;
+  }
+
+  /**
+   * A schedule may only name a live target of its own tenant. Pass the EntityManager of the
+   * transaction that writes the schedule to make the check hold until it commits: a concurrent
+   * DELETE of the target then either sees the schedule (409) or wins first (this throws).
+   */
+  async assertUsable(tenantId: string, targetId: string, tx?: EntityManager): Promise<void> {
+    if (!isUuid(targetId) || !(await this.targets.lockUsable(tenantId, targetId, tx))) {
+      throw notFound(targetId);
+    }
+  }
+
+  /**
+   * Runs the address policy at registration and stores the URL as the parser normalised it,
+   * which is what will be called; that form is checked too, since the invoker checks it again
+   * before every call and a URL that only failed then would fail every run.
+   */
+  private checkedUrl(url: string): string {
+    const check = checkTargetUrl(url, this.allowedHosts);
+    const normalised = check.ok ? checkTargetUrl(check.url.href, this.allowedHosts) : check;
+    if (!normalised.ok) {
+      throw new ValidationError(normalised.reason, [{ field: 'url', message: normalised.reason }]);
+    }
+    return normalised.url.href;
+  }
+}
+
+function checkedHeaders(headers: Record<string, string>): Record<string, string> {
+  const problems = targetHeaderProblems(headers);
+  if (problems.length > 0) {
+    throw new ValidationError(
+      problems.join('; '),
+      problems.map((message) => ({ field: 'headers', message })),
+    );
+  }
+  return { ...headers };
+}
+
+function notFound(id: string): NotFoundError {
+  // A malformed id is echoed truncated: the detail must not become a reflection channel.
+  return new NotFoundError('target', id.slice(0, 64));
+}
+
+function unwrap(outcome: WriteOutcome | { kind: 'duplicate_name' }, name: string): Target {
+  if (outcome.kind === 'ok') return outcome.target;
+  throw new ConflictError(`a target named ${JSON.stringify(name)} already exists`);
+}

@@ -1,0 +1,90 @@
+/**
+ * The targets module's hand-written SQL. Every statement filters by tenant_id (a tenant never
+ * sees another's targets) and, except where noted, by deleted_at IS NULL (a deleted target is
+ * gone for every caller but the audit trail).
+ */
+
+/** What reads return. The secret itself is never selected here, only whether there is one. */
+export const TARGET_COLUMNS = `
+  id, tenant_id, name, kind, url, method, headers, timeout_ms, deduplicates,
+  signing_secret IS NOT NULL AS has_signing_secret, created_at, updated_at`;
+
+export const SELECT_TARGET = `
+  SELECT ${TARGET_COLUMNS}
+    FROM targets
+   WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL`;
+
+/** The only statement that reads the signing secret: the worker needs it to sign requests. */
+export const SELECT_TARGET_FOR_DISPATCH = `
+  SELECT ${TARGET_COLUMNS}, signing_secret
+    FROM targets
+   WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL`;
+
+// Keyset pagination over targets_tenant_listing_idx. The cursor position is rendered by Postgres
+// with full microsecond precision so that the next page starts exactly after the last row.
+const LIST_SELECT = `
+  SELECT ${TARGET_COLUMNS},
+         to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at
+    FROM targets`;
+
+/** $1 tenant, $2 page size (+1 to learn whether another page exists). */
+export const LIST_TARGETS_FIRST_PAGE = `${LIST_SELECT}
+   WHERE tenant_id = $1 AND deleted_at IS NULL
+   ORDER BY created_at, id
+   LIMIT $2`;
+
+/** $1 tenant, $2 page size, $3/$4 the (created_at, id) of the last row already returned. */
+export const LIST_TARGETS_AFTER = `${LIST_SELECT}
+   WHERE tenant_id = $1 AND deleted_at IS NULL
+     AND (created_at, id) > ($3::timestamptz, $4::uuid)
+   ORDER BY created_at, id
+   LIMIT $2`;
+
+/**
+ * Invariant: a schedule may only name a live target of its own tenant.
+ *
+ * Run inside the transaction that writes the schedule, this holds a KEY SHARE lock on the target
+ * row until that transaction ends. DELETE takes FOR UPDATE first (LOCK_TARGET_FOR_DELETE), so
+ * either the delete waits and then sees the new schedule (409), or the schedule waits and then
+ * sees deleted_at set (no row: 404). KEY SHARE rather than SHARE so PATCHes are not blocked.
+ * Outside a transaction the lock is released at once and this is a plain existence check.
+ */
+export const LOCK_USABLE_TARGET = `
+  SELECT id
+    FROM targets
+   WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL
+     FOR KEY SHARE`;
+
+/**
+ * First statement of a delete: serialises it against schedule writes that hold
+ * LOCK_USABLE_TARGET. No row: the target does not exist for this tenant (404).
+ */
+export const LOCK_TARGET_FOR_DELETE = `
+  SELECT id
+    FROM targets
+   WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL
+     FOR UPDATE`;
+
+/**
+ * Invariant: a target that active or paused schedules use cannot be deleted (they would fire
+ * at nothing). One conditional statement, so the check and the delete see the same rows; it runs
+ * after LOCK_TARGET_FOR_DELETE in the same transaction and so gets a snapshot taken after any
+ * schedule write that held the row lock has committed. No row returned: such schedules exist (409).
+ */
+export const SOFT_DELETE_UNUSED_TARGET = `
+  UPDATE targets t
+     SET deleted_at = now(), updated_at = now()
+   WHERE t.tenant_id = $1 AND t.id = $2 AND t.deleted_at IS NULL
+     AND NOT EXISTS (
+           SELECT 1
+             FROM schedules s
+            WHERE s.tenant_id = t.tenant_id
+              AND s.target_id = t.id
+              AND s.status IN ('active', 'paused'))
+  RETURNING t.id`;
+
+/** Explains a 409: how many live schedules still use the target (for the problem detail). */
+export const COUNT_SCHEDULES_USING_TARGET = `
+  SELECT count(*)::int AS n
+    FROM schedules
+   WHERE tenant_id = $1 AND target_id = $2 AND status IN ('active', 'paused')`;
