@@ -69,7 +69,9 @@ export class Schedules1796030000000 implements MigrationInterface {
         "revision" integer NOT NULL,
         CONSTRAINT "due_index_pkey" PRIMARY KEY ("shard", "due_at", "schedule_id")
       )`);
-    await queryRunner.query(`CREATE INDEX "due_index_schedule_id_idx" ON "due_index" ("schedule_id")`);
+    await queryRunner.query(
+      `CREATE INDEX "due_index_schedule_id_idx" ON "due_index" ("schedule_id")`,
+    );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

@@ -1,6 +1,12 @@
 import { Init1796012728174 } from './1796012728174-Init';
 import { Targets1796020000000 } from './1796020000000-Targets';
 import { Schedules1796030000000 } from './1796030000000-Schedules';
+import { Dispatch1796040000000 } from './1796040000000-Dispatch';
 
 /** Every migration, oldest first. Each is reviewed SQL; TypeORM only runs them in order. */
-export const MIGRATIONS = [Init1796012728174, Targets1796020000000, Schedules1796030000000];
+export const MIGRATIONS = [
+  Init1796012728174,
+  Targets1796020000000,
+  Schedules1796030000000,
+  Dispatch1796040000000,
+];

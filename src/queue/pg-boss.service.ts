@@ -4,7 +4,7 @@ import { PgBoss, type Db } from 'pg-boss';
 import type { EntityManager } from 'typeorm';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/app-config';
-import { PGBOSS_SCHEMA } from './queue.constants';
+import { PGBOSS_SCHEMA, RUNS_QUEUE } from './queue.constants';
 import { errorSummary } from '../observability/error-summary';
 
 /**
@@ -29,6 +29,8 @@ export class PgBossService implements OnModuleInit, OnApplicationShutdown {
       schedule: false,
       supervise: config.roles.has('relay') || config.roles.has('worker'),
       migrate: true,
+      // Workers wake the moment a run job is created instead of waiting out a poll.
+      useListenNotify: true,
     });
     this.boss.on('error', (error: unknown) =>
       this.logger.error({ err: errorSummary(error) }, 'pg-boss error'),
@@ -37,6 +39,10 @@ export class PgBossService implements OnModuleInit, OnApplicationShutdown {
 
   async onModuleInit(): Promise<void> {
     await this.boss.start();
+    // Idempotent: every replica declares the queue it may use. Retries belong to our ledger
+    // (RETRY_WAIT under the fence); pg-boss's own retry only re-delivers a job a worker died
+    // holding, which the claim then accepts or refuses.
+    await this.boss.createQueue(RUNS_QUEUE, { notify: true, retryLimit: 2, retryDelay: 1 });
     this.started = true;
   }
 

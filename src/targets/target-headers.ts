@@ -77,7 +77,8 @@ export function targetHeaderProblems(headers: unknown): string[] {
     const reserved = reservedHeaderReason(name);
     if (reserved) problems.push(`header ${name} ${reserved}`);
     const lower = name.toLowerCase();
-    if (seen.has(lower)) problems.push(`header ${name} is given more than once (names ignore case)`);
+    if (seen.has(lower))
+      problems.push(`header ${name} is given more than once (names ignore case)`);
     seen.add(lower);
     if (typeof value !== 'string') {
       problems.push(`header ${name} must have a string value`);

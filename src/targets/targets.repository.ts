@@ -31,9 +31,7 @@ export interface TargetValues {
 export type WriteOutcome = { kind: 'ok'; target: Target } | { kind: 'duplicate_name' };
 
 export type DeleteOutcome =
-  | { kind: 'deleted' }
-  | { kind: 'not_found' }
-  | { kind: 'in_use'; schedules: number };
+  { kind: 'deleted' } | { kind: 'not_found' } | { kind: 'in_use'; schedules: number };
 
 export interface ListedTarget {
   target: Target;
@@ -110,7 +108,12 @@ export class TargetsRepository {
   /** Up to `limit` targets after `after`, oldest first, each with its own cursor position. */
   async list(tenantId: string, limit: number, after: TargetCursor | null): Promise<ListedTarget[]> {
     const rows: (TargetRow & { cursor_at: string })[] = after
-      ? await this.dataSource.query(LIST_TARGETS_AFTER, [tenantId, limit, after.createdAt, after.id])
+      ? await this.dataSource.query(LIST_TARGETS_AFTER, [
+          tenantId,
+          limit,
+          after.createdAt,
+          after.id,
+        ])
       : await this.dataSource.query(LIST_TARGETS_FIRST_PAGE, [tenantId, limit]);
     return rows.map((row) => ({
       target: toTarget(row),
@@ -131,13 +134,13 @@ export class TargetsRepository {
     return this.dataSource.transaction(async (em): Promise<DeleteOutcome> => {
       const locked: unknown[] = await em.query(LOCK_TARGET_FOR_DELETE, [tenantId, id]);
       if (locked.length === 0) return { kind: 'not_found' };
-      const deleted: unknown[] = await em.query(SOFT_DELETE_UNUSED_TARGET, [tenantId, id]);
-      if (deleted.length > 0) return { kind: 'deleted' };
+      // Structured result: for an UPDATE, plain query() answers [rows, rowCount], not rows.
+      const runner = em.queryRunner;
+      if (!runner) throw new Error('a transaction always has a query runner');
+      const deleted = await runner.query(SOFT_DELETE_UNUSED_TARGET, [tenantId, id], true);
+      if (deleted.records.length > 0) return { kind: 'deleted' };
       // We hold the row lock, so the target still exists: only its schedules kept it alive.
-      const [{ n }]: { n: number }[] = await em.query(COUNT_SCHEDULES_USING_TARGET, [
-        tenantId,
-        id,
-      ]);
+      const [{ n }]: { n: number }[] = await em.query(COUNT_SCHEDULES_USING_TARGET, [tenantId, id]);
       return { kind: 'in_use', schedules: n };
     });
   }

@@ -199,7 +199,7 @@ describe('targets API', () => {
       ['a secret too short', { signingSecret: 'short-secret' }, 'signingSecret'],
       ['a secret too long', { signingSecret: 's'.repeat(257) }, 'signingSecret'],
       ['a secret with a newline', { signingSecret: 'abcdefgh\nijklmnopq' }, 'signingSecret'],
-      ['a secret of the wrong type', { signingSecret: 1234567890123456789 }, 'signingSecret'],
+      ['a secret of the wrong type', { signingSecret: 1234567890123456 }, 'signingSecret'],
       ['an unknown field', { bogus: true }, 'bogus'],
       ['a read-only field', { hasSigningSecret: true }, 'hasSigningSecret'],
       ['a client-chosen id', { id: randomUUID() }, 'id'],
@@ -341,9 +341,7 @@ describe('targets API', () => {
       [
         'a cursor with an impossible date',
         {
-          cursor: Buffer.from(`2030-02-30T00:00:00.000000Z|${randomUUID()}`).toString(
-            'base64url',
-          ),
+          cursor: Buffer.from(`2030-02-30T00:00:00.000000Z|${randomUUID()}`).toString('base64url'),
         },
       ],
       ['an unknown parameter', { status: 'active' }],
@@ -430,7 +428,7 @@ describe('targets API', () => {
       for (const text of texts) {
         expect(text).not.toContain(SECRET);
         expect(text).not.toContain(OTHER_SECRET);
-        expect(text).not.toContain('signingSecret"');
+        expect(text).not.toContain('"signingSecret":');
       }
     });
   });

@@ -252,7 +252,10 @@ export class TargetDto {
   @ApiProperty({ example: false })
   deduplicates: boolean;
 
-  @ApiProperty({ example: true, description: 'Whether a signing secret is set (it is never shown)' })
+  @ApiProperty({
+    example: true,
+    description: 'Whether a signing secret is set (it is never shown)',
+  })
   hasSigningSecret: boolean;
 
   @ApiProperty({ format: 'date-time' })

@@ -47,7 +47,10 @@ export class TargetsController {
     @Query() query: ListTargetsQueryDto,
   ): Promise<TargetPageDto> {
     const page = await this.targets.list(tenant.id, query);
-    return { items: page.items.map((target) => TargetDto.from(target)), nextCursor: page.nextCursor };
+    return {
+      items: page.items.map((target) => TargetDto.from(target)),
+      nextCursor: page.nextCursor,
+    };
   }
 
   @Get(':id')

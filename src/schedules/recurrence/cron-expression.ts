@@ -26,7 +26,10 @@ interface FieldSpec {
   readonly label: string;
   readonly min: number;
   readonly max: number;
-  /** Largest step that can still select more than one distinct value (e.g. 60 for minutes). */
+  /**
+   * Largest step accepted: the field's number of distinct values. A larger step can only be a
+   * misunderstanding (`*\/90` hoping for "every 90 minutes"), so it is refused.
+   */
   readonly maxStep: number;
   readonly names?: Readonly<Record<string, number>>;
 }

@@ -12,7 +12,7 @@ export class CronMatcher {
   private readonly nextMonth: Int8Array;
   private readonly domSet: Uint8Array;
   private readonly dowSet: Uint8Array;
-  private readonly anyDay: boolean;
+  private readonly eitherDayField: boolean;
 
   constructor(private readonly cron: ParsedCron) {
     this.nextSecond = nextTable(cron.seconds, 59);
@@ -21,7 +21,7 @@ export class CronMatcher {
     this.nextMonth = nextTable(cron.months, 12);
     this.domSet = membership(cron.daysOfMonth, 31);
     this.dowSet = membership(cron.daysOfWeek, 6);
-    this.anyDay = cron.dayOfMonthRestricted && cron.dayOfWeekRestricted;
+    this.eitherDayField = cron.dayOfMonthRestricted && cron.dayOfWeekRestricted;
   }
 
   dayMatches(y: number, mo: number, d: number): boolean {
@@ -29,7 +29,7 @@ export class CronMatcher {
     const dowOk = this.dowSet[dayOfWeek(y, mo, d)] === 1;
     // Vixie rule: two restricted day fields widen the match (OR); otherwise the unrestricted
     // one is a full set and AND reduces to the restricted one.
-    return this.anyDay ? domOk || dowOk : domOk && dowOk;
+    return this.eitherDayField ? domOk || dowOk : domOk && dowOk;
   }
 
   /**

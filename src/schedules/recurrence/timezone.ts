@@ -7,6 +7,8 @@ import { formatLocalIso } from './wall-time';
 // names (Etc/UTC, Etc/GMT+5, ...) are real IANA zones and stay allowed.
 const NOT_IANA = /^(local|system|default)$|^[+-]|^(UTC|GMT|UT)\s*[+-]/i;
 
+const validity = new Map<string, boolean>();
+
 /** True for IANA zone names (including UTC and Etc/*), false for offsets, "local" and junk. */
 export function isValidTimezone(name: unknown): name is string {
   if (typeof name !== 'string' || name === '' || name !== name.trim()) return false;
@@ -20,8 +22,6 @@ export function isValidTimezone(name: unknown): name is string {
   }
   return valid;
 }
-
-const validity = new Map<string, boolean>();
 
 export function assertValidTimezone(name: string): void {
   if (!isValidTimezone(name)) throw new InvalidTimezoneError(name);

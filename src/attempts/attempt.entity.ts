@@ -1,0 +1,47 @@
+import { Column, Entity, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { OccurrenceEntity } from '../occurrences/occurrence.entity';
+
+/** Append-only audit of every attempt at a run. */
+@Entity({ name: 'attempts' })
+export class AttemptEntity {
+  @PrimaryColumn({ name: 'run_id', type: 'uuid', primaryKeyConstraintName: 'attempts_pkey' })
+  runId: string;
+
+  @ManyToOne(() => OccurrenceEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'run_id', foreignKeyConstraintName: 'attempts_run_id_fkey' })
+  run?: OccurrenceEntity;
+
+  @PrimaryColumn({ name: 'attempt_no', type: 'integer', primaryKeyConstraintName: 'attempts_pkey' })
+  attemptNo: number;
+
+  @Column({ name: 'tenant_id', type: 'uuid' })
+  tenantId: string;
+
+  @Column({ name: 'worker_id', type: 'text' })
+  workerId: string;
+
+  @Column({ name: 'fencing_token', type: 'bigint' })
+  fencingToken: string;
+
+  @Column({ name: 'started_at', type: 'timestamptz', default: () => 'now()' })
+  startedAt: Date;
+
+  @Column({ name: 'ended_at', type: 'timestamptz', nullable: true })
+  endedAt: Date | null;
+
+  /** succeeded | failed | retryable | unknown | lease_lost | cancelled | stale; null while running. */
+  @Column({ type: 'text', nullable: true })
+  outcome: string | null;
+
+  @Column({ name: 'http_status', type: 'integer', nullable: true })
+  httpStatus: number | null;
+
+  @Column({ name: 'duration_ms', type: 'integer', nullable: true })
+  durationMs: number | null;
+
+  @Column({ type: 'text', nullable: true })
+  error: string | null;
+
+  @Column({ name: 'trace_id', type: 'text', nullable: true })
+  traceId: string | null;
+}

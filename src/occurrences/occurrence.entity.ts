@@ -1,0 +1,105 @@
+import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique } from 'typeorm';
+import { ScheduleEntity } from '../schedules/schedule.entity';
+import { TenantEntity } from '../tenants/tenant.entity';
+
+/**
+ * An occurrence (a run): one row per (schedule, revision, due instant), created once by a
+ * unique insert. Its state changes only under the current fencing token.
+ */
+@Entity({ name: 'occurrences' })
+@Check(
+  'occurrences_state_check',
+  `state IN ('QUEUED', 'RUNNING', 'RETRY_WAIT', 'SUCCEEDED', 'FAILED', 'SKIPPED', 'CANCELLED', 'UNKNOWN')`,
+)
+@Unique('occurrences_identity_key', ['scheduleId', 'revision', 'scheduledAt'])
+@Index('occurrences_history_idx', ['scheduleId', 'scheduledAt', 'id'])
+@Index('occurrences_active_by_schedule_idx', ['scheduleId'], {
+  where: `state IN ('QUEUED', 'RUNNING', 'RETRY_WAIT')`,
+})
+@Index('occurrences_running_by_tenant_idx', ['tenantId'], { where: `state = 'RUNNING'` })
+@Index('occurrences_lease_idx', ['leaseUntil'], { where: `state = 'RUNNING'` })
+@Index('occurrences_retry_idx', ['nextAttemptAt'], { where: `state = 'RETRY_WAIT'` })
+@Index('occurrences_queued_idx', ['createdAt'], { where: `state = 'QUEUED'` })
+export class OccurrenceEntity {
+  @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'occurrences_pkey' })
+  id: string;
+
+  @Column({ name: 'tenant_id', type: 'uuid' })
+  tenantId: string;
+
+  @ManyToOne(() => TenantEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'tenant_id', foreignKeyConstraintName: 'occurrences_tenant_id_fkey' })
+  tenant?: TenantEntity;
+
+  @Column({ name: 'schedule_id', type: 'uuid' })
+  scheduleId: string;
+
+  @ManyToOne(() => ScheduleEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'schedule_id', foreignKeyConstraintName: 'occurrences_schedule_id_fkey' })
+  schedule?: ScheduleEntity;
+
+  @Column({ type: 'integer' })
+  revision: number;
+
+  /** The nominal due instant (UTC); with the schedule and revision, the run's identity. */
+  @Column({ name: 'scheduled_at', type: 'timestamptz' })
+  scheduledAt: Date;
+
+  /** The same instant as local wall time with offset in the schedule's timezone, for audit. */
+  @Column({ name: 'scheduled_local', type: 'text' })
+  scheduledLocal: string;
+
+  @Column({ type: 'text' })
+  state: string;
+
+  @Column({ type: 'text', nullable: true })
+  reason: string | null;
+
+  /** 'schedule' (the poller), 'manual' (POST /schedules/{id}/trigger). */
+  @Column({ type: 'text', default: 'schedule' })
+  trigger: string;
+
+  @Column({ name: 'attempt_count', type: 'integer', default: 0 })
+  attemptCount: number;
+
+  @Column({ name: 'max_attempts', type: 'integer' })
+  maxAttempts: number;
+
+  @Column({ name: 'retry_deadline', type: 'timestamptz' })
+  retryDeadline: Date;
+
+  @Column({ name: 'next_attempt_at', type: 'timestamptz', nullable: true })
+  nextAttemptAt: Date | null;
+
+  @Column({ name: 'lease_until', type: 'timestamptz', nullable: true })
+  leaseUntil: Date | null;
+
+  /** Raised by every claim; only the holder of the current value may change the run. */
+  @Column({ name: 'fencing_token', type: 'bigint', default: 0 })
+  fencingToken: string;
+
+  @Column({ name: 'worker_id', type: 'text', nullable: true })
+  workerId: string | null;
+
+  @Column({ name: 'cancel_requested_at', type: 'timestamptz', nullable: true })
+  cancelRequestedAt: Date | null;
+
+  /** Missed instants folded into this run by the `latest` missed-run policy. */
+  @Column({ name: 'coalesced_count', type: 'integer', default: 0 })
+  coalescedCount: number;
+
+  @Column({ name: 'coalesced_first', type: 'timestamptz', nullable: true })
+  coalescedFirst: Date | null;
+
+  @Column({ name: 'coalesced_last', type: 'timestamptz', nullable: true })
+  coalescedLast: Date | null;
+
+  @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
+  createdAt: Date;
+
+  @Column({ name: 'updated_at', type: 'timestamptz', default: () => 'now()' })
+  updatedAt: Date;
+
+  @Column({ name: 'finished_at', type: 'timestamptz', nullable: true })
+  finishedAt: Date | null;
+}
