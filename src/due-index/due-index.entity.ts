@@ -10,7 +10,11 @@ export class DueIndexEntity {
   @PrimaryColumn({ type: 'smallint', primaryKeyConstraintName: 'due_index_pkey' })
   shard: number;
 
-  @PrimaryColumn({ name: 'due_at', type: 'timestamptz', primaryKeyConstraintName: 'due_index_pkey' })
+  @PrimaryColumn({
+    name: 'due_at',
+    type: 'timestamptz',
+    primaryKeyConstraintName: 'due_index_pkey',
+  })
   dueAt: Date;
 
   @PrimaryColumn({ name: 'schedule_id', type: 'uuid', primaryKeyConstraintName: 'due_index_pkey' })

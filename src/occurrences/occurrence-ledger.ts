@@ -39,7 +39,9 @@ export class OccurrenceLedger {
       coalesced_first: o.coalescedFirst?.toISOString() ?? null,
       coalesced_last: o.coalescedLast?.toISOString() ?? null,
     }));
-    const inserted: Array<Record<string, unknown>> = await em.query(INSERT_OCCURRENCES, [JSON.stringify(rows)]);
+    const inserted: Array<Record<string, unknown>> = await em.query(INSERT_OCCURRENCES, [
+      JSON.stringify(rows),
+    ]);
     return inserted.map((r) => ({
       id: r.id as string,
       tenantId: r.tenant_id as string,

@@ -14,11 +14,7 @@ export type RunState = (typeof RUN_STATES)[number];
 export const ACTIVE_RUN_STATES: readonly RunState[] = ['QUEUED', 'RUNNING', 'RETRY_WAIT'];
 
 /** Why a run was SKIPPED (or is waiting): "why didn't it run?" is a query, not an investigation. */
-export type SkipReason =
-  | 'overlap'
-  | 'missed'
-  | 'coalesced'
-  | 'waiting_for_previous';
+export type SkipReason = 'overlap' | 'missed' | 'coalesced' | 'waiting_for_previous';
 
 /** A run as the poller creates it. */
 export interface NewOccurrence {

@@ -8,7 +8,11 @@ import { TenantEntity } from '../tenants/tenant.entity';
 @Entity({ name: 'idempotency_keys' })
 @Index('idempotency_keys_created_at_idx', ['createdAt'])
 export class IdempotencyKeyEntity {
-  @PrimaryColumn({ name: 'tenant_id', type: 'uuid', primaryKeyConstraintName: 'idempotency_keys_pkey' })
+  @PrimaryColumn({
+    name: 'tenant_id',
+    type: 'uuid',
+    primaryKeyConstraintName: 'idempotency_keys_pkey',
+  })
   tenantId: string;
 
   @ManyToOne(() => TenantEntity, { onDelete: 'CASCADE' })

@@ -50,11 +50,16 @@ export function buildDefinition(input: ScheduleInput, now: Date): ScheduleDefini
   const timing = timingOf(input, errors);
   const startAt = input.startAt ?? null;
   const endAt = input.endAt ?? null;
-  if (startAt && endAt && startAt >= endAt) errors.push({ field: 'endAt', message: 'endAt must be after startAt' });
-  if (endAt && endAt <= now) errors.push({ field: 'endAt', message: 'endAt must be in the future' });
+  if (startAt && endAt && startAt >= endAt)
+    errors.push({ field: 'endAt', message: 'endAt must be after startAt' });
+  if (endAt && endAt <= now)
+    errors.push({ field: 'endAt', message: 'endAt must be in the future' });
   const retryPolicy = { ...DEFAULT_RETRY_POLICY, ...input.retryPolicy };
   if (retryPolicy.initialDelayMs > retryPolicy.maxDelayMs) {
-    errors.push({ field: 'retryPolicy.maxDelayMs', message: 'maxDelayMs must be at least initialDelayMs' });
+    errors.push({
+      field: 'retryPolicy.maxDelayMs',
+      message: 'maxDelayMs must be at least initialDelayMs',
+    });
   }
   if (errors.length > 0) throw new ValidationError('the schedule is invalid', errors);
   const definition: ScheduleDefinition = {
@@ -78,20 +83,32 @@ function timingOf(input: ScheduleInput, errors: FieldError[]): Timing | null {
   const hasRunAt = input.runAt != null;
   const hasCron = input.cron != null;
   if (hasRunAt === hasCron) {
-    errors.push({ field: 'runAt', message: 'exactly one of runAt or cron (with timezone) is required' });
+    errors.push({
+      field: 'runAt',
+      message: 'exactly one of runAt or cron (with timezone) is required',
+    });
     return null;
   }
   if (hasRunAt) {
     if (input.timezone != null || input.dstPolicy != null) {
-      errors.push({ field: 'timezone', message: 'timezone and dstPolicy apply to cron schedules only' });
+      errors.push({
+        field: 'timezone',
+        message: 'timezone and dstPolicy apply to cron schedules only',
+      });
     }
     return { kind: 'once', runAt: input.runAt! };
   }
   const timezone = input.timezone;
   if (timezone == null) {
-    errors.push({ field: 'timezone', message: 'timezone is required with cron (an IANA name, e.g. Europe/Berlin)' });
+    errors.push({
+      field: 'timezone',
+      message: 'timezone is required with cron (an IANA name, e.g. Europe/Berlin)',
+    });
   } else if (!isValidTimezone(timezone)) {
-    errors.push({ field: 'timezone', message: `unknown timezone "${timezone}" (use an IANA name)` });
+    errors.push({
+      field: 'timezone',
+      message: `unknown timezone "${timezone}" (use an IANA name)`,
+    });
   }
   try {
     parseCron(input.cron!);
@@ -111,9 +128,13 @@ function checkFiring(definition: ScheduleDefinition, now: Date, errors: FieldErr
   const horizon = new Date(now.getTime() + SCHEDULE_LIMITS.maxHorizonDays * 86_400_000);
   const { timing } = definition;
   if (timing.kind === 'once') {
-    if (timing.runAt <= now) errors.push({ field: 'runAt', message: 'runAt must be in the future' });
+    if (timing.runAt <= now)
+      errors.push({ field: 'runAt', message: 'runAt must be in the future' });
     if (timing.runAt > horizon) {
-      errors.push({ field: 'runAt', message: `runAt must be within ${SCHEDULE_LIMITS.maxHorizonDays} days` });
+      errors.push({
+        field: 'runAt',
+        message: `runAt must be within ${SCHEDULE_LIMITS.maxHorizonDays} days`,
+      });
     }
     if (definition.startAt || definition.endAt) {
       errors.push({ field: 'startAt', message: 'startAt and endAt apply to cron schedules only' });
@@ -123,11 +144,17 @@ function checkFiring(definition: ScheduleDefinition, now: Date, errors: FieldErr
   const spec = recurrenceSpec(definition)!;
   const first = nextOccurrence(spec, now);
   if (!first) {
-    errors.push({ field: 'cron', message: 'the cron expression never fires within the schedule bounds' });
+    errors.push({
+      field: 'cron',
+      message: 'the cron expression never fires within the schedule bounds',
+    });
     return;
   }
   if (first.at > horizon) {
-    errors.push({ field: 'cron', message: `the first run must be within ${SCHEDULE_LIMITS.maxHorizonDays} days` });
+    errors.push({
+      field: 'cron',
+      message: `the first run must be within ${SCHEDULE_LIMITS.maxHorizonDays} days`,
+    });
   }
   const interval = minimumIntervalSeconds(spec, now, 200);
   if (interval !== null && interval < SCHEDULE_LIMITS.minIntervalSeconds) {

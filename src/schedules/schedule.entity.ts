@@ -1,10 +1,21 @@
-import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import {
+  Check,
+  Column,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryGeneratedColumn,
+} from 'typeorm';
 import { TenantEntity } from '../tenants/tenant.entity';
 
 @Entity({ name: 'schedules' })
 @Index('schedules_tenant_listing_idx', ['tenantId', 'createdAt', 'id'])
-@Check('schedules_timing_check', `(kind = 'once' AND run_at IS NOT NULL AND cron IS NULL)
-  OR (kind = 'cron' AND cron IS NOT NULL AND timezone IS NOT NULL AND run_at IS NULL)`)
+@Check(
+  'schedules_timing_check',
+  `(kind = 'once' AND run_at IS NOT NULL AND cron IS NULL)
+  OR (kind = 'cron' AND cron IS NOT NULL AND timezone IS NOT NULL AND run_at IS NULL)`,
+)
 @Check('schedules_status_check', `status IN ('active', 'paused', 'cancelled', 'completed')`)
 export class ScheduleEntity {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'schedules_pkey' })

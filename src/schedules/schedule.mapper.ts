@@ -1,5 +1,11 @@
 import type { DstPolicy } from './recurrence';
-import type { MissedRunPolicy, OverlapPolicy, Schedule, ScheduleDefinition, ScheduleStatus } from './schedule';
+import type {
+  MissedRunPolicy,
+  OverlapPolicy,
+  Schedule,
+  ScheduleDefinition,
+  ScheduleStatus,
+} from './schedule';
 import { ScheduleEntity } from './schedule.entity';
 
 /** Column values for a definition (the part of a row a tenant controls). */

@@ -55,48 +55,60 @@ export class SchedulesRepository {
     definition: ScheduleDefinition;
     nextDueAt: Date | null;
     maxActiveSchedules: number;
+    /** Runs first inside the transaction (e.g. locking the target so it cannot be deleted). */
+    guard: (em: EntityManager) => Promise<void>;
   }): Promise<CreateOutcome> {
-    return this.dataSource.transaction(async (em): Promise<CreateOutcome> => {
-      const claimed = await em.query(CLAIM_IDEMPOTENCY_KEY, [
-        input.tenantId,
-        input.idempotencyKey,
-        input.requestSha256,
-        input.id,
-      ]);
-      if (claimed.length === 0) {
-        const [existing] = await em.query(READ_IDEMPOTENCY_KEY, [input.tenantId, input.idempotencyKey]);
-        if (!Buffer.from(existing.request_sha256).equals(input.requestSha256)) return { kind: 'key_reused' };
-        const schedule = await this.findInManager(em, input.tenantId, existing.schedule_id);
-        return schedule ? { kind: 'replayed', schedule } : { kind: 'key_reused' };
-      }
-      await em.query(LOCK_TENANT, [input.tenantId]);
-      const [{ n }] = await em.query(COUNT_LIVE_SCHEDULES, [input.tenantId]);
-      if (n >= input.maxActiveSchedules) {
-        // Roll back the key too, so the client may retry the same request once it has room.
-        throw new QuotaRollback();
-      }
-      const row = em.getRepository(ScheduleEntity).create({
-        ...definitionColumns(input.definition),
-        id: input.id,
-        tenantId: input.tenantId,
-        revision: 1,
-        status: 'active',
-        nextDueAt: input.nextDueAt,
-      });
-      await em.getRepository(ScheduleEntity).insert(row);
-      if (input.nextDueAt) {
-        await this.dueIndex.replace(em, {
-          scheduleId: input.id,
+    return this.dataSource
+      .transaction(async (em): Promise<CreateOutcome> => {
+        const claimed = await em.query(CLAIM_IDEMPOTENCY_KEY, [
+          input.tenantId,
+          input.idempotencyKey,
+          input.requestSha256,
+          input.id,
+        ]);
+        if (claimed.length === 0) {
+          const [existing] = await em.query(READ_IDEMPOTENCY_KEY, [
+            input.tenantId,
+            input.idempotencyKey,
+          ]);
+          if (!Buffer.from(existing.request_sha256).equals(input.requestSha256))
+            return { kind: 'key_reused' };
+          const schedule = await this.findInManager(em, input.tenantId, existing.schedule_id);
+          return schedule ? { kind: 'replayed', schedule } : { kind: 'key_reused' };
+        }
+        await input.guard(em);
+        await em.query(LOCK_TENANT, [input.tenantId]);
+        const [{ n }] = await em.query(COUNT_LIVE_SCHEDULES, [input.tenantId]);
+        if (n >= input.maxActiveSchedules) {
+          // Roll back the key too, so the client may retry the same request once it has room.
+          throw new QuotaRollback();
+        }
+        const row = em.getRepository(ScheduleEntity).create({
+          ...definitionColumns(input.definition),
+          id: input.id,
           tenantId: input.tenantId,
           revision: 1,
-          dueAt: input.nextDueAt,
+          status: 'active',
+          nextDueAt: input.nextDueAt,
         });
-      }
-      return { kind: 'created', schedule: (await this.findInManager(em, input.tenantId, input.id))! };
-    }).catch((error: unknown) => {
-      if (error instanceof QuotaRollback) return { kind: 'quota_exceeded' } as const;
-      throw error;
-    });
+        await em.getRepository(ScheduleEntity).insert(row);
+        if (input.nextDueAt) {
+          await this.dueIndex.replace(em, {
+            scheduleId: input.id,
+            tenantId: input.tenantId,
+            revision: 1,
+            dueAt: input.nextDueAt,
+          });
+        }
+        return {
+          kind: 'created',
+          schedule: (await this.findInManager(em, input.tenantId, input.id))!,
+        };
+      })
+      .catch((error: unknown) => {
+        if (error instanceof QuotaRollback) return { kind: 'quota_exceeded' } as const;
+        throw error;
+      });
   }
 
   async findById(tenantId: string, id: string): Promise<Schedule | null> {
@@ -143,8 +155,10 @@ export class SchedulesRepository {
     id: string,
     expectedRevision: number | null,
     change: (current: Schedule) => ScheduleChange,
+    guard: (em: EntityManager) => Promise<void> = async () => undefined,
   ): Promise<UpdateOutcome> {
     return this.dataSource.transaction(async (em): Promise<UpdateOutcome> => {
+      await guard(em);
       const locked = await em.query(LOCK_SCHEDULE, [tenantId, id]);
       if (locked.length === 0) return { kind: 'not_found' };
       const current = (await this.findInManager(em, tenantId, id))!;
@@ -164,7 +178,12 @@ export class SchedulesRepository {
         },
       );
       if (next.nextDueAt && next.status === 'active') {
-        await this.dueIndex.replace(em, { scheduleId: id, tenantId, revision, dueAt: next.nextDueAt });
+        await this.dueIndex.replace(em, {
+          scheduleId: id,
+          tenantId,
+          revision,
+          dueAt: next.nextDueAt,
+        });
       } else {
         await this.dueIndex.remove(em, id);
       }
@@ -172,7 +191,11 @@ export class SchedulesRepository {
     });
   }
 
-  private async findInManager(em: EntityManager, tenantId: string, id: string): Promise<Schedule | null> {
+  private async findInManager(
+    em: EntityManager,
+    tenantId: string,
+    id: string,
+  ): Promise<Schedule | null> {
     const row = await em.getRepository(ScheduleEntity).findOneBy({ tenantId, id });
     return row ? toSchedule(row) : null;
   }

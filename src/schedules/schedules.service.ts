@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { Clock } from '../common/clock/clock';
 import { canonicalSha256 } from '../common/canonical-json';
 import {
@@ -13,7 +14,12 @@ import type { Tenant } from '../tenants/tenant';
 import { TargetsService } from '../targets/targets.service';
 import { DstPolicy, nextOccurrences, Occurrence, toLocalIso } from './recurrence';
 import { Schedule, ScheduleDefinition, ScheduleStatus } from './schedule';
-import { buildDefinition, nextDueAfter, recurrenceSpec, ScheduleInput } from './schedule-definition';
+import {
+  buildDefinition,
+  nextDueAfter,
+  recurrenceSpec,
+  ScheduleInput,
+} from './schedule-definition';
 import { SCHEDULE_LIMITS } from './schedule-limits';
 import { ListPage, SchedulesRepository } from './schedules.repository';
 
@@ -53,7 +59,6 @@ export class SchedulesService {
   ): Promise<{ schedule: Schedule; created: boolean }> {
     const now = this.clock.now();
     const definition = buildDefinition(input, now);
-    await this.targets.assertUsable(tenant.id, definition.targetId);
     const outcome = await this.schedules.create({
       id: randomUUID(),
       tenantId: tenant.id,
@@ -62,6 +67,8 @@ export class SchedulesService {
       definition,
       nextDueAt: nextDueAfter(definition, now),
       maxActiveSchedules: tenant.quotas.maxActiveSchedules,
+      // In the same transaction, so the target cannot be deleted between check and insert.
+      guard: (em) => this.targets.assertUsable(tenant.id, definition.targetId, em),
     });
     switch (outcome.kind) {
       case 'created':
@@ -92,23 +99,37 @@ export class SchedulesService {
    * Edits, pauses, resumes or cancels, only from the revision the caller read. Cancelled and
    * completed schedules are terminal: any further edit is a conflict.
    */
-  async update(tenantId: string, id: string, ifMatch: number, edit: ScheduleEdit): Promise<Schedule> {
-    if (edit.targetId !== undefined) await this.targets.assertUsable(tenantId, edit.targetId);
+  async update(
+    tenantId: string,
+    id: string,
+    ifMatch: number,
+    edit: ScheduleEdit,
+  ): Promise<Schedule> {
     const now = this.clock.now();
-    const outcome = await this.schedules.update(tenantId, id, ifMatch, (current) => {
-      assertEditable(current);
-      const { status: requested, ...changes } = edit;
-      const status = requested ?? current.status;
-      const definitionChanged = Object.keys(changes).length > 0;
-      const definition = definitionChanged
-        ? buildDefinition({ ...toInput(current), ...changes }, now)
-        : current;
-      return {
-        definition,
-        status,
-        nextDueAt: status === 'active' ? nextDueAfter(definition, now) : null,
-      };
-    });
+    const targetId = edit.targetId;
+    const guard = async (em: EntityManager) => {
+      if (targetId !== undefined) await this.targets.assertUsable(tenantId, targetId, em);
+    };
+    const outcome = await this.schedules.update(
+      tenantId,
+      id,
+      ifMatch,
+      (current) => {
+        assertEditable(current);
+        const { status: requested, ...changes } = edit;
+        const status = requested ?? current.status;
+        const definitionChanged = Object.keys(changes).length > 0;
+        const definition = definitionChanged
+          ? buildDefinition({ ...toInput(current), ...changes }, now)
+          : current;
+        return {
+          definition,
+          status,
+          nextDueAt: status === 'active' ? nextDueAfter(definition, now) : null,
+        };
+      },
+      guard,
+    );
     return this.unwrap(outcome, id, ifMatch);
   }
 
@@ -150,7 +171,11 @@ export class SchedulesService {
     return nextOccurrences(spec, now, Math.min(count, SCHEDULE_LIMITS.maxPreviewCount));
   }
 
-  private unwrap(outcome: Awaited<ReturnType<SchedulesRepository['update']>>, id: string, expected: number): Schedule {
+  private unwrap(
+    outcome: Awaited<ReturnType<SchedulesRepository['update']>>,
+    id: string,
+    expected: number,
+  ): Schedule {
     switch (outcome.kind) {
       case 'updated':
         return outcome.schedule;
@@ -164,10 +189,13 @@ export class SchedulesService {
 
 function assertEditable(schedule: Schedule): void {
   if (schedule.status === 'cancelled' || schedule.status === 'completed') {
-    throw new ConflictError(`schedule ${schedule.id} is ${schedule.status}; it can no longer change`, {
-      currentStatus: schedule.status,
-      currentRevision: schedule.revision,
-    });
+    throw new ConflictError(
+      `schedule ${schedule.id} is ${schedule.status}; it can no longer change`,
+      {
+        currentStatus: schedule.status,
+        currentRevision: schedule.revision,
+      },
+    );
   }
 }
 
@@ -189,4 +217,3 @@ function toInput(schedule: ScheduleDefinition): ScheduleInput {
     retryPolicy: schedule.retryPolicy,
   };
 }
-

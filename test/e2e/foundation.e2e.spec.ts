@@ -55,6 +55,13 @@ describe('foundation over HTTP', () => {
       expect(missing.headers['content-type']).toMatch(/^application\/problem\+json/);
     });
 
+    it('refuses null for a field that cannot be null', async () => {
+      const { id } = await t.createTenant('nully');
+      const res = await admin(t.http.patch(`/tenants/${id}`)).send({ name: null });
+      expect(res.status).toBe(400);
+      expect((await admin(t.http.get(`/tenants/${id}`))).body.name).toBe('nully');
+    });
+
     it.each([
       ['no token', undefined],
       ['a wrong token', 'Bearer not-the-admin-token'],

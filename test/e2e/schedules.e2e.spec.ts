@@ -7,13 +7,17 @@ describe('schedules API', () => {
   let tenant: { id: string; apiKey: string };
   let targetId: string;
 
-  const auth = (req: import('supertest').Test, key = tenant.apiKey) => req.set('Authorization', `Bearer ${key}`);
+  const auth = (req: import('supertest').Test, key = tenant.apiKey) =>
+    req.set('Authorization', `Bearer ${key}`);
   const future = (ms: number) => new Date(Date.now() + ms).toISOString();
   const rows = async (table: string): Promise<number> =>
     (await t.app.get(DataSource).query(`SELECT count(*)::int AS n FROM ${table}`))[0].n;
 
   async function createTarget(key = tenant.apiKey): Promise<string> {
-    const res = await auth(t.http.post('/targets'), key).send({ name: `t-${randomUUID()}`, url: 'https://example.com/hook' });
+    const res = await auth(t.http.post('/targets'), key).send({
+      name: `t-${randomUUID()}`,
+      url: 'https://example.com/hook',
+    });
     expect(res.status).toBe(201);
     return res.body.id;
   }
@@ -29,7 +33,12 @@ describe('schedules API', () => {
   afterAll(() => t.close());
 
   it('creates a cron schedule with its due-index entry, Location, ETag and links', async () => {
-    const res = await post({ name: 'nightly', targetId, cron: '0 9 * * *', timezone: 'Europe/Berlin' });
+    const res = await post({
+      name: 'nightly',
+      targetId,
+      cron: '0 9 * * *',
+      timezone: 'Europe/Berlin',
+    });
     expect(res.status).toBe(201);
     expect(res.headers.location).toBe(`/schedules/${res.body.id}`);
     expect(res.headers.etag).toBe('"1"');
@@ -39,7 +48,12 @@ describe('schedules API', () => {
       dstPolicy: { nonexistent: 'skip', repeated: 'first' },
       missedRunPolicy: 'latest',
       overlapPolicy: 'skip',
-      retryPolicy: { maxAttempts: 3, initialDelayMs: 1000, maxDelayMs: 300000, retryDeadlineSeconds: 3600 },
+      retryPolicy: {
+        maxAttempts: 3,
+        initialDelayMs: 1000,
+        maxDelayMs: 300000,
+        retryDeadlineSeconds: 3600,
+      },
       links: { runs: `/schedules/${res.body.id}/runs` },
     });
     const nextDueAt = new Date(res.body.nextDueAt);
@@ -69,7 +83,10 @@ describe('schedules API', () => {
       const key = randomUUID();
       const body = { name: 'idem', targetId, cron: '*/5 * * * *', timezone: 'UTC' };
       const first = await post(body, key);
-      const again = await post({ timezone: 'UTC', cron: '*/5 * * * *', targetId, name: 'idem' }, key);
+      const again = await post(
+        { timezone: 'UTC', cron: '*/5 * * * *', targetId, name: 'idem' },
+        key,
+      );
       expect(first.status).toBe(201);
       expect(again.status).toBe(201);
       expect(again.body).toEqual(first.body);
@@ -90,12 +107,19 @@ describe('schedules API', () => {
       const results = await Promise.all(Array.from({ length: 8 }, () => post(body, key)));
       expect(results.map((r) => r.status)).toEqual(Array(8).fill(201));
       expect(new Set(results.map((r) => r.body.id)).size).toBe(1);
-      const n = await t.app.get(DataSource).query(`SELECT count(*)::int AS n FROM schedules WHERE name = 'race'`);
+      const n = await t.app
+        .get(DataSource)
+        .query(`SELECT count(*)::int AS n FROM schedules WHERE name = 'race'`);
       expect(n[0].n).toBe(1);
     });
 
     it('is required', async () => {
-      const res = await auth(t.http.post('/schedules')).send({ name: 'x', targetId, cron: '* * * * *', timezone: 'UTC' });
+      const res = await auth(t.http.post('/schedules')).send({
+        name: 'x',
+        targetId,
+        cron: '* * * * *',
+        timezone: 'UTC',
+      });
       expect(res.status).toBe(400);
       expect(res.body.errors[0].field).toBe('Idempotency-Key');
     });
@@ -105,30 +129,87 @@ describe('schedules API', () => {
     const cases: [string, () => object, number][] = [
       ['invalid cron', () => ({ name: 'x', targetId, cron: '61 * * * *', timezone: 'UTC' }), 400],
       ['garbage cron', () => ({ name: 'x', targetId, cron: 'every day', timezone: 'UTC' }), 400],
-      ['unknown timezone', () => ({ name: 'x', targetId, cron: '0 9 * * *', timezone: 'Mars/Olympus' }), 400],
+      [
+        'unknown timezone',
+        () => ({ name: 'x', targetId, cron: '0 9 * * *', timezone: 'Mars/Olympus' }),
+        400,
+      ],
       ['cron without timezone', () => ({ name: 'x', targetId, cron: '0 9 * * *' }), 400],
       ['runAt in the past', () => ({ name: 'x', targetId, runAt: '2020-01-01T00:00:00Z' }), 400],
-      ['runAt beyond the horizon', () => ({ name: 'x', targetId, runAt: '2099-01-01T00:00:00Z' }), 400],
-      ['both runAt and cron', () => ({ name: 'x', targetId, runAt: future(60_000), cron: '* * * * *', timezone: 'UTC' }), 400],
+      [
+        'runAt beyond the horizon',
+        () => ({ name: 'x', targetId, runAt: '2099-01-01T00:00:00Z' }),
+        400,
+      ],
+      [
+        'both runAt and cron',
+        () => ({ name: 'x', targetId, runAt: future(60_000), cron: '* * * * *', timezone: 'UTC' }),
+        400,
+      ],
       ['neither runAt nor cron', () => ({ name: 'x', targetId }), 400],
-      ['never-firing cron', () => ({ name: 'x', targetId, cron: '0 0 30 2 *', timezone: 'UTC' }), 400],
+      [
+        'never-firing cron',
+        () => ({ name: 'x', targetId, cron: '0 0 30 2 *', timezone: 'UTC' }),
+        400,
+      ],
       ['unknown field', () => ({ name: 'x', targetId, runAt: future(60_000), color: 'red' }), 400],
       ['wrong types', () => ({ name: 7, targetId, runAt: 'tomorrow', maxCatchUp: 'x' }), 400],
-      ['payload not an object', () => ({ name: 'x', targetId, runAt: future(60_000), payload: [1, 2] }), 400],
-      ['payload too large', () => ({ name: 'x', targetId, runAt: future(60_000), payload: { b: 'x'.repeat(70_000) } }), 413],
+      [
+        'payload not an object',
+        () => ({ name: 'x', targetId, runAt: future(60_000), payload: [1, 2] }),
+        400,
+      ],
+      [
+        'payload too large',
+        () => ({ name: 'x', targetId, runAt: future(60_000), payload: { b: 'x'.repeat(70_000) } }),
+        413,
+      ],
       ['unknown target', () => ({ name: 'x', targetId: randomUUID(), runAt: future(60_000) }), 404],
       ['oversized name', () => ({ name: 'n'.repeat(201), targetId, runAt: future(60_000) }), 400],
-      ['control characters', () => ({ name: 'bad\u0000name', targetId, runAt: future(60_000) }), 400],
-      ['bad DST policy', () => ({ name: 'x', targetId, cron: '0 9 * * *', timezone: 'UTC', dstPolicy: { repeated: 'twice' } }), 400],
-      ['endAt before startAt', () => ({ name: 'x', targetId, cron: '0 9 * * *', timezone: 'UTC', startAt: future(2e9), endAt: future(1e9) }), 400],
+      [
+        'control characters',
+        () => ({ name: 'bad\u0000name', targetId, runAt: future(60_000) }),
+        400,
+      ],
+      [
+        'bad DST policy',
+        () => ({
+          name: 'x',
+          targetId,
+          cron: '0 9 * * *',
+          timezone: 'UTC',
+          dstPolicy: { repeated: 'twice' },
+        }),
+        400,
+      ],
+      [
+        'endAt before startAt',
+        () => ({
+          name: 'x',
+          targetId,
+          cron: '0 9 * * *',
+          timezone: 'UTC',
+          startAt: future(2e9),
+          endAt: future(1e9),
+        }),
+        400,
+      ],
     ];
 
     it.each(cases)('%s', async (_label, body, status) => {
-      const before = [await rows('schedules'), await rows('due_index'), await rows('idempotency_keys')];
+      const before = [
+        await rows('schedules'),
+        await rows('due_index'),
+        await rows('idempotency_keys'),
+      ];
       const res = await post(body());
       expect(res.status).toBe(status);
       expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-      expect([await rows('schedules'), await rows('due_index'), await rows('idempotency_keys')]).toEqual(before);
+      expect([
+        await rows('schedules'),
+        await rows('due_index'),
+        await rows('idempotency_keys'),
+      ]).toEqual(before);
     });
 
     it("refuses another tenant's target (404) and writes nothing", async () => {
@@ -147,7 +228,11 @@ describe('schedules API', () => {
       const target = await createTarget(own.apiKey);
       const ids: string[] = [];
       for (let i = 0; i < 7; i++) {
-        const res = await post({ name: `s${i}`, targetId: target, cron: '0 9 * * *', timezone: 'UTC' }, randomUUID(), own.apiKey);
+        const res = await post(
+          { name: `s${i}`, targetId: target, cron: '0 9 * * *', timezone: 'UTC' },
+          randomUUID(),
+          own.apiKey,
+        );
         ids.push(res.body.id);
       }
       const seen: string[] = [];
@@ -189,11 +274,15 @@ describe('schedules API', () => {
     it('needs If-Match (428), rejects a stale revision (409 with the current one)', async () => {
       const { id } = await fresh();
       expect((await auth(t.http.patch(`/schedules/${id}`)).send({ name: 'n' })).status).toBe(428);
-      const ok = await auth(t.http.patch(`/schedules/${id}`)).set('If-Match', '"1"').send({ name: 'n2' });
+      const ok = await auth(t.http.patch(`/schedules/${id}`))
+        .set('If-Match', '"1"')
+        .send({ name: 'n2' });
       expect(ok.status).toBe(200);
       expect(ok.body.revision).toBe(2);
       expect(ok.headers.etag).toBe('"2"');
-      const stale = await auth(t.http.patch(`/schedules/${id}`)).set('If-Match', '"1"').send({ name: 'n3' });
+      const stale = await auth(t.http.patch(`/schedules/${id}`))
+        .set('If-Match', '"1"')
+        .send({ name: 'n3' });
       expect(stale.status).toBe(409);
       expect(stale.body.currentRevision).toBe(2);
     });
@@ -215,17 +304,27 @@ describe('schedules API', () => {
 
     it('pauses (no due entry), resumes, cancels; cancelled is terminal', async () => {
       const { id } = await fresh();
-      const paused = await auth(t.http.patch(`/schedules/${id}`)).set('If-Match', '1').send({ status: 'paused' });
+      const paused = await auth(t.http.patch(`/schedules/${id}`))
+        .set('If-Match', '1')
+        .send({ status: 'paused' });
       expect(paused.body).toMatchObject({ status: 'paused', nextDueAt: null, revision: 2 });
-      expect(await t.app.get(DataSource).query('SELECT 1 FROM due_index WHERE schedule_id = $1', [id])).toHaveLength(0);
-      const resumed = await auth(t.http.patch(`/schedules/${id}`)).set('If-Match', '2').send({ status: 'active' });
+      expect(
+        await t.app.get(DataSource).query('SELECT 1 FROM due_index WHERE schedule_id = $1', [id]),
+      ).toHaveLength(0);
+      const resumed = await auth(t.http.patch(`/schedules/${id}`))
+        .set('If-Match', '2')
+        .send({ status: 'active' });
       expect(resumed.body.status).toBe('active');
       expect(resumed.body.nextDueAt).not.toBeNull();
       const cancelled = await auth(t.http.delete(`/schedules/${id}`));
       expect(cancelled.status).toBe(200);
       expect(cancelled.body.status).toBe('cancelled');
-      expect(await t.app.get(DataSource).query('SELECT 1 FROM due_index WHERE schedule_id = $1', [id])).toHaveLength(0);
-      const edit = await auth(t.http.patch(`/schedules/${id}`)).set('If-Match', String(cancelled.body.revision)).send({ status: 'active' });
+      expect(
+        await t.app.get(DataSource).query('SELECT 1 FROM due_index WHERE schedule_id = $1', [id]),
+      ).toHaveLength(0);
+      const edit = await auth(t.http.patch(`/schedules/${id}`))
+        .set('If-Match', String(cancelled.body.revision))
+        .send({ status: 'active' });
       expect(edit.status).toBe(409);
       // History stays readable.
       expect((await auth(t.http.get(`/schedules/${id}`))).body.status).toBe('cancelled');
@@ -233,7 +332,9 @@ describe('schedules API', () => {
 
     it('refuses an invalid edit and changes nothing', async () => {
       const { id } = await fresh();
-      const res = await auth(t.http.patch(`/schedules/${id}`)).set('If-Match', '1').send({ cron: 'nope' });
+      const res = await auth(t.http.patch(`/schedules/${id}`))
+        .set('If-Match', '1')
+        .send({ cron: 'nope' });
       expect(res.status).toBe(400);
       expect((await auth(t.http.get(`/schedules/${id}`))).body.revision).toBe(1);
     });
@@ -259,11 +360,16 @@ describe('schedules API', () => {
 
     it('previews a stored schedule and bounds count', async () => {
       const created = await post({ name: 'p', targetId, cron: '0 */6 * * *', timezone: 'UTC' });
-      const res = await auth(t.http.get(`/schedules/${created.body.id}/preview`).query({ count: 4 }));
+      const res = await auth(
+        t.http.get(`/schedules/${created.body.id}/preview`).query({ count: 4 }),
+      );
       expect(res.status).toBe(200);
       expect(res.body.items).toHaveLength(4);
       expect(res.body.items[0].at).toBe(created.body.nextDueAt);
-      expect((await auth(t.http.get(`/schedules/${created.body.id}/preview`).query({ count: 101 }))).status).toBe(400);
+      expect(
+        (await auth(t.http.get(`/schedules/${created.body.id}/preview`).query({ count: 101 })))
+          .status,
+      ).toBe(400);
     });
   });
 
@@ -286,7 +392,9 @@ describe('schedules API', () => {
     const responses = [
       await as(t.http.get(`/schedules/${id}`)),
       await as(t.http.get(`/schedules/${id}/preview`)),
-      await as(t.http.patch(`/schedules/${id}`)).set('If-Match', '1').send({ name: 'stolen' }),
+      await as(t.http.patch(`/schedules/${id}`))
+        .set('If-Match', '1')
+        .send({ name: 'stolen' }),
       await as(t.http.delete(`/schedules/${id}`)),
       await as(t.http.get('/schedules/not-a-uuid')),
     ];
@@ -301,7 +409,8 @@ describe('schedules API', () => {
     try {
       const busy = await limited.createTenant('busy');
       const calm = await limited.createTenant('calm');
-      const get = (key: string) => limited.http.get('/schedules').set('Authorization', `Bearer ${key}`);
+      const get = (key: string) =>
+        limited.http.get('/schedules').set('Authorization', `Bearer ${key}`);
       const statuses = [];
       for (let i = 0; i < 6; i++) statuses.push((await get(busy.apiKey)).status);
       expect(statuses.slice(0, 3)).toEqual([200, 200, 200]);

@@ -6,11 +6,16 @@ const PRINTABLE = /^[\x21-\x7e]{1,255}$/;
 export function requireIdempotencyKey(value: string | undefined): string {
   if (value === undefined || value === '') {
     throw new ValidationError('the Idempotency-Key header is required', [
-      { field: 'Idempotency-Key', message: 'required: a unique key per logical request, e.g. a UUID' },
+      {
+        field: 'Idempotency-Key',
+        message: 'required: a unique key per logical request, e.g. a UUID',
+      },
     ]);
   }
   if (!PRINTABLE.test(value)) {
-    throw new ValidationError('the Idempotency-Key header must be 1-255 printable ASCII characters');
+    throw new ValidationError(
+      'the Idempotency-Key header must be 1-255 printable ASCII characters',
+    );
   }
   return value;
 }

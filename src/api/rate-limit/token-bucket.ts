@@ -15,7 +15,10 @@ export class TokenBuckets {
   take(key: string, nowMs: number): number {
     const bucket = this.buckets.get(key) ?? { tokens: this.burst, at: nowMs };
     this.buckets.delete(key);
-    bucket.tokens = Math.min(this.burst, bucket.tokens + ((nowMs - bucket.at) / 1000) * this.ratePerSecond);
+    bucket.tokens = Math.min(
+      this.burst,
+      bucket.tokens + ((nowMs - bucket.at) / 1000) * this.ratePerSecond,
+    );
     bucket.at = nowMs;
     let waitSeconds = 0;
     if (bucket.tokens >= 1) bucket.tokens -= 1;

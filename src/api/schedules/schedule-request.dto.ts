@@ -63,12 +63,19 @@ export class RetryPolicyDto {
 
 /** Fields shared by create and edit; on edit every field is optional. */
 export class ScheduleFieldsDto {
-  @ApiPropertyOptional({ description: 'JSON object sent to the target (at most 64 KiB)', example: { report: 'daily' } })
+  @ApiPropertyOptional({
+    description: 'JSON object sent to the target (at most 64 KiB)',
+    example: { report: 'daily' },
+  })
   @IsOptional()
   @IsObject()
   payload?: Record<string, unknown>;
 
-  @ApiPropertyOptional({ format: 'date-time', example: '2027-01-01T09:00:00Z', description: 'One-time: xor cron' })
+  @ApiPropertyOptional({
+    format: 'date-time',
+    example: '2027-01-01T09:00:00Z',
+    description: 'One-time: xor cron',
+  })
   @IsOptional()
   @ValidateIf((_, v) => v !== null)
   @IsISO8601({ strict: true })
@@ -158,7 +165,10 @@ export class UpdateScheduleDto extends ScheduleFieldsDto {
   @IsUUID()
   targetId?: string;
 
-  @ApiPropertyOptional({ enum: ['active', 'paused', 'cancelled'], description: 'pause, resume or cancel' })
+  @ApiPropertyOptional({
+    enum: ['active', 'paused', 'cancelled'],
+    description: 'pause, resume or cancel',
+  })
   @IsOptional()
   @IsIn(['active', 'paused', 'cancelled'])
   status?: 'active' | 'paused' | 'cancelled';
@@ -183,7 +193,10 @@ export class PreviewRequestDto {
   @Type(() => DstPolicyDto)
   dstPolicy?: DstPolicyDto;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'preview instants after this (default now)' })
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description: 'preview instants after this (default now)',
+  })
   @IsOptional()
   @IsISO8601({ strict: true })
   from?: string;
@@ -236,4 +249,3 @@ export class PreviewQueryDto {
   @Max(SCHEDULE_LIMITS.maxPreviewCount)
   count?: number;
 }
-

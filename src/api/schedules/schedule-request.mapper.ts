@@ -1,7 +1,11 @@
 import { ValidationError } from '../../common/problem/domain-errors';
 import type { ScheduleInput } from '../../schedules/schedule-definition';
 import type { ScheduleEdit } from '../../schedules/schedules.service';
-import type { CreateScheduleDto, ScheduleFieldsDto, UpdateScheduleDto } from './schedule-request.dto';
+import type {
+  CreateScheduleDto,
+  ScheduleFieldsDto,
+  UpdateScheduleDto,
+} from './schedule-request.dto';
 
 export function toScheduleInput(dto: CreateScheduleDto): ScheduleInput {
   return { ...fields(dto), name: dto.name, targetId: dto.targetId };

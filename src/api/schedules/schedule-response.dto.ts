@@ -26,7 +26,8 @@ export class ScheduleDto {
   @ApiProperty() maxCatchUp: number;
   @ApiProperty({ enum: ['skip', 'buffer_one', 'allow'] }) overlapPolicy: string;
   @ApiProperty({ type: RetryPolicyDto }) retryPolicy: RetryPolicyDto;
-  @ApiProperty({ example: 1, description: 'bumped by every edit; send it back as If-Match' }) revision: number;
+  @ApiProperty({ example: 1, description: 'bumped by every edit; send it back as If-Match' })
+  revision: number;
   @ApiProperty({ enum: ['active', 'paused', 'cancelled', 'completed'] }) status: string;
   @ApiProperty({ format: 'date-time', nullable: true }) nextDueAt: string | null;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
@@ -62,7 +63,8 @@ export class ScheduleDto {
 
 export class SchedulePageDto {
   @ApiProperty({ type: [ScheduleDto] }) items: ScheduleDto[];
-  @ApiProperty({ nullable: true, description: 'pass as ?cursor= for the next page' }) nextCursor: string | null;
+  @ApiProperty({ nullable: true, description: 'pass as ?cursor= for the next page' }) nextCursor:
+    string | null;
 }
 
 export class PreviewInstantDto {

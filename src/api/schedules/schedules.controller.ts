@@ -1,4 +1,17 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Headers,
+  HttpCode,
+  Param,
+  Patch,
+  Post,
+  Query,
+  Req,
+  Res,
+} from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiCreatedResponse,
@@ -29,7 +42,12 @@ import {
   toScheduleEdit,
   toScheduleInput,
 } from './schedule-request.mapper';
-import { PreviewDto, PreviewInstantDto, ScheduleDto, SchedulePageDto } from './schedule-response.dto';
+import {
+  PreviewDto,
+  PreviewInstantDto,
+  ScheduleDto,
+  SchedulePageDto,
+} from './schedule-response.dto';
 
 const scheduleId = new ResourceIdPipe('schedule');
 
@@ -42,7 +60,11 @@ export class SchedulesController {
 
   @Post()
   @ApiOperation({ summary: 'Create a schedule (201 only once it is durable)' })
-  @ApiHeader({ name: 'Idempotency-Key', required: true, description: 'replays the first answer for the same body' })
+  @ApiHeader({
+    name: 'Idempotency-Key',
+    required: true,
+    description: 'replays the first answer for the same body',
+  })
   @ApiCreatedResponse({ type: ScheduleDto, headers: { Location: {}, ETag: {} } })
   @ApiProblems(403, 404, 413, 422)
   async create(
@@ -53,8 +75,16 @@ export class SchedulesController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<ScheduleDto> {
     const key = requireIdempotencyKey(idempotencyKey);
-    const { schedule, created } = await this.schedules.create(tenant, key, req.body, toScheduleInput(body));
-    res.status(201).location(`/schedules/${schedule.id}`).setHeader('ETag', etagOf(schedule.revision));
+    const { schedule, created } = await this.schedules.create(
+      tenant,
+      key,
+      req.body,
+      toScheduleInput(body),
+    );
+    res
+      .status(201)
+      .location(`/schedules/${schedule.id}`)
+      .setHeader('ETag', etagOf(schedule.revision));
     if (!created) res.setHeader('Idempotent-Replayed', 'true');
     return ScheduleDto.from(schedule);
   }
@@ -62,7 +92,10 @@ export class SchedulesController {
   @Get()
   @ApiOperation({ summary: 'List schedules (cursor pagination, oldest first)' })
   @ApiOkResponse({ type: SchedulePageDto })
-  async list(@CurrentTenant() tenant: Tenant, @Query() query: ListSchedulesQueryDto): Promise<SchedulePageDto> {
+  async list(
+    @CurrentTenant() tenant: Tenant,
+    @Query() query: ListSchedulesQueryDto,
+  ): Promise<SchedulePageDto> {
     const page = await this.schedules.list(tenant.id, {
       status: query.status,
       limit: query.limit ?? 50,
@@ -116,7 +149,9 @@ export class SchedulesController {
   }
 
   @Patch(':id')
-  @ApiOperation({ summary: 'Edit, pause (status: paused), resume (active) or cancel; needs If-Match' })
+  @ApiOperation({
+    summary: 'Edit, pause (status: paused), resume (active) or cancel; needs If-Match',
+  })
   @ApiHeader({ name: 'If-Match', required: true, description: 'the revision you read, e.g. "3"' })
   @ApiOkResponse({ type: ScheduleDto, headers: { ETag: {} } })
   @ApiProblems(404, 409, 413, 428)

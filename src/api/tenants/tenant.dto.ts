@@ -3,7 +3,7 @@ import { Type } from 'class-transformer';
 import {
   IsInt,
   IsObject,
-  IsOptional,
+  ValidateIf,
   IsString,
   Length,
   Max,
@@ -13,23 +13,26 @@ import {
 import { NoControlCharacters } from '../../common/validation/no-control-characters';
 import type { Tenant } from '../../tenants/tenant';
 
+/** Optional but never null: an absent field keeps its value; null is not a value here. */
+const OptionalNotNull = () => ValidateIf((_: object, value: unknown) => value !== undefined);
+
 export class TenantQuotasDto {
   @ApiPropertyOptional({ example: 10000, minimum: 0, maximum: 10_000_000 })
-  @IsOptional()
+  @OptionalNotNull()
   @IsInt()
   @Min(0)
   @Max(10_000_000)
   maxActiveSchedules?: number;
 
   @ApiPropertyOptional({ example: 100, minimum: 1, maximum: 100_000 })
-  @IsOptional()
+  @OptionalNotNull()
   @IsInt()
   @Min(1)
   @Max(100_000)
   dispatchRatePerSecond?: number;
 
   @ApiPropertyOptional({ example: 50, minimum: 1, maximum: 100_000 })
-  @IsOptional()
+  @OptionalNotNull()
   @IsInt()
   @Min(1)
   @Max(100_000)
@@ -44,7 +47,7 @@ export class CreateTenantDto {
   name: string;
 
   @ApiPropertyOptional({ type: TenantQuotasDto })
-  @IsOptional()
+  @OptionalNotNull()
   @IsObject()
   @ValidateNested()
   @Type(() => TenantQuotasDto)
@@ -53,14 +56,14 @@ export class CreateTenantDto {
 
 export class UpdateTenantDto {
   @ApiPropertyOptional({ example: 'acme', minLength: 1, maxLength: 200 })
-  @IsOptional()
+  @OptionalNotNull()
   @IsString()
   @Length(1, 200)
   @NoControlCharacters()
   name?: string;
 
   @ApiPropertyOptional({ type: TenantQuotasDto })
-  @IsOptional()
+  @OptionalNotNull()
   @IsObject()
   @ValidateNested()
   @Type(() => TenantQuotasDto)
