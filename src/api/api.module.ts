@@ -1,18 +1,27 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { OccurrencesModule } from '../occurrences/occurrences.module';
 import { SchedulesModule } from '../schedules/schedules.module';
 import { TargetsModule } from '../targets/targets.module';
 import { TenantsModule } from '../tenants/tenants.module';
 import { AuthGuard } from './auth/auth.guard';
 import { TenantRateLimitGuard } from './rate-limit/tenant-rate-limit.guard';
+import { RunsController } from './runs/runs.controller';
+import { ScheduleRunsController } from './runs/schedule-runs.controller';
 import { SchedulesController } from './schedules/schedules.controller';
 import { TargetsController } from './targets/targets.controller';
 import { TenantsController } from './tenants/tenants.controller';
 
 /** The api role: the management HTTP API. Controllers translate; the record modules decide. */
 @Module({
-  imports: [TenantsModule, SchedulesModule, TargetsModule],
-  controllers: [TenantsController, SchedulesController, TargetsController],
+  imports: [TenantsModule, SchedulesModule, TargetsModule, OccurrencesModule],
+  controllers: [
+    TenantsController,
+    SchedulesController,
+    TargetsController,
+    ScheduleRunsController,
+    RunsController,
+  ],
   providers: [
     // Order matters: the tenant is resolved before it is rate limited.
     { provide: APP_GUARD, useClass: AuthGuard },

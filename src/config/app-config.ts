@@ -20,6 +20,9 @@ export interface AppConfig {
   /** Per-tenant management API rate limit (per replica): sustained rate and burst. */
   managementRatePerSecond: number;
   managementBurst: number;
+  /** Poller: shard lease period (renewed every third of it) and due entries per transaction. */
+  pollerLeaseSeconds: number;
+  pollerBatchSize: number;
   /** Upper bound on a graceful shutdown before the process gives up waiting for in-flight work. */
   shutdownTimeoutMs: number;
 }
@@ -58,6 +61,8 @@ export function loadConfig(env: Env): AppConfig {
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 15000, 0, 600000),
     managementRatePerSecond: integer(env, 'MANAGEMENT_RATE_PER_SECOND', 20, 1, 100000),
     managementBurst: integer(env, 'MANAGEMENT_BURST', 100, 1, 100000),
+    pollerLeaseSeconds: integer(env, 'POLLER_LEASE_SECONDS', 10, 1, 600),
+    pollerBatchSize: integer(env, 'POLLER_BATCH_SIZE', 500, 1, 10000),
   };
 }
 

@@ -1,7 +1,25 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { INSERT_DUE_ENTRY, REMOVE_DUE_ENTRIES } from './due-index.sql';
+import { queryRows } from '../database/sql';
+import {
+  CLAIM_DUE_ENTRIES,
+  DELETE_DUE_ENTRIES,
+  INSERT_DUE_ENTRIES,
+  INSERT_DUE_ENTRY,
+  NEXT_DUE_IN_SHARDS,
+  NOTIFY_DUE,
+  REMOVE_DUE_ENTRIES,
+} from './due-index.sql';
 import { shardOf } from './shard';
+
+export interface ClaimedDueEntry {
+  shard: number;
+  dueAt: Date;
+  /** The stored due_at to the microsecond, to address this exact row again. */
+  dueAtExact: string;
+  scheduleId: string;
+  revision: number;
+}
 
 export interface DueEntry {
   scheduleId: string;
@@ -25,6 +43,57 @@ export class DueIndexService {
       entry.tenantId,
       entry.revision,
     ]);
+    await em.query(NOTIFY_DUE, [String(shardOf(entry.scheduleId))]);
+  }
+
+  /** Locks up to `limit` due entries of the given shards for this transaction. */
+  async claimDue(
+    em: EntityManager,
+    shards: readonly number[],
+    limit: number,
+  ): Promise<ClaimedDueEntry[]> {
+    const rows = await queryRows<{
+      shard: number;
+      due_at: Date;
+      due_at_exact: string;
+      schedule_id: string;
+      revision: number;
+    }>(em, CLAIM_DUE_ENTRIES, [shards, limit]);
+    return rows.map((r) => ({
+      shard: r.shard,
+      dueAt: r.due_at,
+      dueAtExact: r.due_at_exact,
+      scheduleId: r.schedule_id,
+      revision: r.revision,
+    }));
+  }
+
+  async drop(em: EntityManager, entries: readonly ClaimedDueEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    await em.query(DELETE_DUE_ENTRIES, [
+      entries.map((e) => e.shard),
+      entries.map((e) => e.dueAtExact),
+      entries.map((e) => e.scheduleId),
+    ]);
+  }
+
+  /** Adds entries (each schedule's previous one already dropped by the caller) and wakes pollers. */
+  async add(em: EntityManager, entries: readonly DueEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    await em.query(INSERT_DUE_ENTRIES, [
+      entries.map((e) => shardOf(e.scheduleId)),
+      entries.map((e) => e.dueAt),
+      entries.map((e) => e.scheduleId),
+      entries.map((e) => e.tenantId),
+      entries.map((e) => e.revision),
+    ]);
+    await em.query(NOTIFY_DUE, ['batch']);
+  }
+
+  async nextDueIn(em: EntityManager, shards: readonly number[]): Promise<Date | null> {
+    if (shards.length === 0) return null;
+    const [row] = await queryRows<{ next_due_at: Date | null }>(em, NEXT_DUE_IN_SHARDS, [shards]);
+    return row?.next_due_at ?? null;
   }
 
   async remove(em: EntityManager, scheduleId: string): Promise<void> {

@@ -19,3 +19,16 @@ export const INSERT_OCCURRENCES = `
       coalesced_last timestamptz)
   ON CONFLICT ON CONSTRAINT occurrences_identity_key DO NOTHING
   RETURNING id, tenant_id, schedule_id, state, scheduled_at`;
+
+/**
+ * What the overlap policy needs to know per schedule: is a run active (queued and not waiting,
+ * running or waiting to retry), and how many wait behind it. Served by the partial index on
+ * active runs, so it stays cheap however long the history grows.
+ */
+export const ACTIVE_RUNS_BY_SCHEDULE = `
+  SELECT schedule_id,
+         bool_or(state <> 'QUEUED' OR reason IS DISTINCT FROM 'waiting_for_previous') AS active,
+         (count(*) FILTER (WHERE state = 'QUEUED' AND reason = 'waiting_for_previous'))::int AS waiting
+    FROM occurrences
+   WHERE schedule_id = ANY($1::uuid[]) AND state IN ('QUEUED', 'RUNNING', 'RETRY_WAIT')
+   GROUP BY schedule_id`;

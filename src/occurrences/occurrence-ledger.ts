@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { PgBossService } from '../queue/pg-boss.service';
 import { RunJob, RUNS_QUEUE } from '../queue/queue.constants';
 import { NewOccurrence } from './occurrence';
-import { INSERT_OCCURRENCES } from './occurrence-ledger.sql';
+import { ACTIVE_RUNS_BY_SCHEDULE, INSERT_OCCURRENCES } from './occurrence-ledger.sql';
 
 export interface InsertedOccurrence {
   id: string;
@@ -49,6 +49,19 @@ export class OccurrenceLedger {
       state: r.state as string,
       scheduledAt: new Date(r.scheduled_at as string),
     }));
+  }
+
+  /** Active and waiting runs per schedule, for the overlap policy (inside the dispatch txn). */
+  async activeRuns(
+    em: EntityManager,
+    scheduleIds: readonly string[],
+  ): Promise<Map<string, { active: boolean; waiting: number }>> {
+    if (scheduleIds.length === 0) return new Map();
+    const rows: Array<{ schedule_id: string; active: boolean; waiting: number }> = await em.query(
+      ACTIVE_RUNS_BY_SCHEDULE,
+      [scheduleIds],
+    );
+    return new Map(rows.map((r) => [r.schedule_id, { active: r.active, waiting: r.waiting }]));
   }
 
   /** Publishes run jobs inside the caller's transaction (commit both or neither). */

@@ -1,42 +1,171 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import {
   BeforeApplicationShutdown,
+  Inject,
   Injectable,
   Logger,
   OnApplicationBootstrap,
 } from '@nestjs/common';
-import { PeriodicLoop } from '../common/loop/periodic-loop';
-import { MetricsService } from '../observability/metrics.service';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { Clock } from '../common/clock/clock';
+import { ShardLeasesService } from '../due-index/shard-leases.service';
 import { errorSummary } from '../observability/error-summary';
+import { MetricsService } from '../observability/metrics.service';
+import { DueDispatcher } from './due-dispatcher';
+import { DueListener } from './due-listener';
+import { PollerMetrics } from './poller-metrics';
 
-/** The poller role's main loop; started after boot, drained before shutdown. */
+/** The longest the poller sleeps without looking at the index (a floor under NOTIFY). */
+const MAX_IDLE_MS = 1000;
+/** Retry pause after a failed round (e.g. the database is away). */
+const ERROR_BACKOFF_MS = 1000;
+
+/**
+ * The poller role: holds a fair share of the 128 shards by renewable lease, dispatches their due
+ * entries as soon as the database clock says they are due, and sleeps until the next due
+ * instant (corrected for clock skew), a NOTIFY about a new entry, or the next lease renewal.
+ */
 @Injectable()
 export class PollerService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(PollerService.name);
-  private readonly loop = new PeriodicLoop(
-    () => this.tick(),
-    () => 1000,
-    (error) => this.logger.error({ err: errorSummary(error) }, 'poller tick failed'),
-  );
+  readonly pollerId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  private owned: number[] = [];
+  private running = false;
+  private loop: Promise<void> | null = null;
+  private wake: (() => void) | null = null;
+  private wakeRequested = false;
+  private skewMs = 0;
+  private readonly listener: DueListener;
 
-  constructor(private readonly metrics: MetricsService) {}
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly leases: ShardLeasesService,
+    private readonly dispatcher: DueDispatcher,
+    private readonly metrics: PollerMetrics,
+    private readonly appMetrics: MetricsService,
+    private readonly clock: Clock,
+  ) {
+    this.listener = new DueListener(config.databaseUrl!, () => this.signal());
+  }
 
-  onApplicationBootstrap(): void {
-    this.loop.start();
-    this.metrics.roleActive.set({ role: 'poller' }, 1);
-    this.logger.log('poller started');
+  async onApplicationBootstrap(): Promise<void> {
+    this.running = true;
+    await this.listener.start();
+    this.loop = this.run();
+    this.appMetrics.roleActive.set({ role: 'poller' }, 1);
+    this.logger.log({ pollerId: this.pollerId }, 'poller started');
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    await this.loop.stop();
-    this.metrics.roleActive.set({ role: 'poller' }, 0);
-    this.logger.log('poller stopped');
+    this.running = false;
+    this.signal();
+    await this.loop;
+    await this.listener.stop();
+    // Hand the shards over now rather than after the lease runs out.
+    await this.leases.releaseAll(this.pollerId, this.owned).catch(() => undefined);
+    this.owned = [];
+    this.appMetrics.roleActive.set({ role: 'poller' }, 0);
+    this.logger.log({ pollerId: this.pollerId }, 'poller stopped');
   }
 
   isRunning(): boolean {
-    return this.loop.isRunning();
+    return this.running;
   }
 
-  private async tick(): Promise<void> {
-    // Work arrives with the dispatch and execution issues.
+  ownedShards(): readonly number[] {
+    return this.owned;
+  }
+
+  private signal(): void {
+    this.wakeRequested = true;
+    this.wake?.();
+  }
+
+  private async run(): Promise<void> {
+    const renewEveryMs = (this.config.pollerLeaseSeconds * 1000) / 3;
+    let nextLeaseRound = 0;
+    while (this.running) {
+      let sleepMs: number;
+      try {
+        if (this.clock.nowMs() >= nextLeaseRound) {
+          await this.leaseRound();
+          nextLeaseRound = this.clock.nowMs() + renewEveryMs;
+        }
+        this.wakeRequested = false;
+        await this.drain();
+        sleepMs = await this.untilNextDue(nextLeaseRound);
+      } catch (error) {
+        this.logger.error({ err: errorSummary(error) }, 'poller round failed');
+        sleepMs = ERROR_BACKOFF_MS;
+      }
+      if (this.running && !this.wakeRequested) await this.sleep(sleepMs);
+    }
+  }
+
+  private async leaseRound(): Promise<void> {
+    const round = await this.leases.round(
+      this.pollerId,
+      this.owned,
+      this.config.pollerLeaseSeconds,
+    );
+    if (round.lost.length > 0) {
+      this.metrics.leaseLosses.inc(round.lost.length);
+      this.logger.warn({ pollerId: this.pollerId, lost: round.lost }, 'shard leases lost');
+    }
+    this.owned = round.owned;
+    this.metrics.shardsOwned.set(this.owned.length);
+    const before = this.clock.nowMs();
+    const dbNow = (await this.dispatcher.databaseNow()).getTime();
+    const after = this.clock.nowMs();
+    this.skewMs = (before + after) / 2 - dbNow;
+    this.metrics.clockSkew.set(this.skewMs / 1000);
+  }
+
+  /** Dispatches until the held shards have nothing due (bounded batches, one txn each). */
+  private async drain(): Promise<void> {
+    if (this.owned.length === 0) return;
+    for (let batches = 0; this.running && batches < 100; batches++) {
+      const result = await this.dispatcher.dispatch(this.owned, this.config.pollerBatchSize);
+      this.record(result);
+      if (result.entries < this.config.pollerBatchSize) return;
+    }
+  }
+
+  private record(result: Awaited<ReturnType<DueDispatcher['dispatch']>>): void {
+    if (result.dropped) this.metrics.dropped.inc(result.dropped);
+    for (const run of result.created) {
+      this.metrics.created.inc({ state: run.state });
+      if (run.state === 'SKIPPED') this.metrics.skipped.inc({ reason: run.reason ?? 'unknown' });
+      else if (run.reason === null) {
+        this.metrics.dispatchLag.observe((result.now.getTime() - run.scheduledAt.getTime()) / 1000);
+      }
+    }
+  }
+
+  /** How long to sleep: until the next due instant on the local clock, corrected for skew. */
+  private async untilNextDue(nextLeaseRound: number): Promise<number> {
+    const now = this.clock.nowMs();
+    const next = await this.dispatcher.nextDue(this.owned);
+    const dueLocal = next ? next.getTime() + this.skewMs : Infinity;
+    this.metrics.oldestDueAge.set(next && dueLocal < now ? (now - dueLocal) / 1000 : 0);
+    // Due already but not by the database's clock yet (skew, rounding): look again very soon.
+    const untilDue = dueLocal <= now ? 2 : dueLocal - now;
+    return Math.max(1, Math.min(untilDue, nextLeaseRound - now, MAX_IDLE_MS));
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = () => {
+        this.wake = null;
+        done();
+      };
+    });
   }
 }

@@ -10,6 +10,7 @@ import {
   QuotaExceededError,
   StaleRevisionError,
 } from '../common/problem/domain-errors';
+import { OccurrencesService } from '../occurrences/occurrences.service';
 import type { Tenant } from '../tenants/tenant';
 import { TargetsService } from '../targets/targets.service';
 import { DstPolicy, nextOccurrences, Occurrence, toLocalIso } from './recurrence';
@@ -45,6 +46,7 @@ export class SchedulesService {
     private readonly schedules: SchedulesRepository,
     private readonly targets: TargetsService,
     private readonly clock: Clock,
+    private readonly occurrences: OccurrencesService,
   ) {}
 
   /**
@@ -130,7 +132,7 @@ export class SchedulesService {
       },
       guard,
     );
-    return this.unwrap(outcome, id, ifMatch);
+    return this.afterEdit(this.unwrap(outcome, id, ifMatch));
   }
 
   /** DELETE: cancels for good; the schedule and its history stay readable. */
@@ -139,7 +141,19 @@ export class SchedulesService {
       assertEditable(current);
       return { definition: current, status: 'cancelled', nextDueAt: null };
     });
-    return this.unwrap(outcome, id, ifMatch ?? 0);
+    return this.afterEdit(this.unwrap(outcome, id, ifMatch ?? 0));
+  }
+
+  /**
+   * A cancelled schedule's waiting runs end CANCELLED and its running ones are asked to stop.
+   * After the schedule's commit: from then on no claim of its runs succeeds (the claim reads the
+   * schedule's status), so a crash between the two leaves nothing that could still start.
+   */
+  private async afterEdit(schedule: Schedule): Promise<Schedule> {
+    if (schedule.status === 'cancelled') {
+      await this.occurrences.cancelForSchedule(schedule.tenantId, schedule.id);
+    }
+    return schedule;
   }
 
   preview(request: PreviewRequest): Occurrence[] {

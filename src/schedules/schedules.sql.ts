@@ -23,3 +23,20 @@ export const COUNT_LIVE_SCHEDULES = `
 
 /** Reads a schedule for an edit and holds it until the edit commits. */
 export const LOCK_SCHEDULE = `SELECT id FROM schedules WHERE tenant_id = $1 AND id = $2 FOR UPDATE`;
+
+/**
+ * The poller locks the schedules of the entries it is dispatching. SKIP LOCKED: a schedule
+ * being edited right now is left for the next round (the edit rewrites its entry anyway), and
+ * the poller never waits on an edit that waits on it.
+ */
+export const LOCK_SCHEDULES_FOR_DISPATCH = `
+  SELECT * FROM schedules WHERE id = ANY($1::uuid[]) FOR UPDATE SKIP LOCKED`;
+
+/**
+ * Moves a batch of schedules on after dispatch, each only if its revision is still the one the
+ * poller dispatched (the rows are locked, so this holds; the condition says it anyway).
+ */
+export const ADVANCE_SCHEDULES = `
+  UPDATE schedules s SET next_due_at = x.next_due_at, status = x.status, updated_at = now()
+    FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, revision int, next_due_at timestamptz, status text)
+   WHERE s.id = x.id AND s.revision = x.revision`;

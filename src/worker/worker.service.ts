@@ -4,39 +4,82 @@ import {
   Logger,
   OnApplicationBootstrap,
 } from '@nestjs/common';
-import { PeriodicLoop } from '../common/loop/periodic-loop';
-import { MetricsService } from '../observability/metrics.service';
 import { errorSummary } from '../observability/error-summary';
+import { MetricsService } from '../observability/metrics.service';
+import { ExecutionSettings } from '../occurrences/execution-settings';
+import { PgBossService } from '../queue/pg-boss.service';
+import { RunJob, RUNS_QUEUE } from '../queue/queue.constants';
+import { RunExecutor } from './run-executor';
 
-/** The worker role's main loop; started after boot, drained before shutdown. */
+/**
+ * The worker role: consumes run jobs with bounded local concurrency. pg-boss completes a job
+ * only after its handler returns, i.e. after the run's durable transition; a handler that
+ * throws (the database was unreachable at claim) has its job retried by pg-boss.
+ */
 @Injectable()
 export class WorkerService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(WorkerService.name);
-  private readonly loop = new PeriodicLoop(
-    () => this.tick(),
-    () => 1000,
-    (error) => this.logger.error({ err: errorSummary(error) }, 'worker tick failed'),
-  );
+  private workId: string | null = null;
+  private readonly wakeTimers = new Set<NodeJS.Timeout>();
 
-  constructor(private readonly metrics: MetricsService) {}
+  constructor(
+    private readonly queue: PgBossService,
+    private readonly executor: RunExecutor,
+    private readonly settings: ExecutionSettings,
+    private readonly metrics: MetricsService,
+  ) {}
 
-  onApplicationBootstrap(): void {
-    this.loop.start();
+  async onApplicationBootstrap(): Promise<void> {
+    this.workId = await this.queue.boss.work<RunJob>(
+      RUNS_QUEUE,
+      {
+        batchSize: 1,
+        localConcurrency: this.settings.workerConcurrency,
+        pollingIntervalSeconds: this.settings.workerPollingIntervalSeconds,
+        notifyPollingIntervalSeconds: this.settings.workerNotifyPollingIntervalSeconds,
+      },
+      async (jobs) => {
+        for (const job of jobs) {
+          const { wakeInMs } = await this.executor.execute(job);
+          if (wakeInMs !== null) this.wakeIn(wakeInMs);
+        }
+      },
+    );
     this.metrics.roleActive.set({ role: 'worker' }, 1);
-    this.logger.log('worker started');
+    this.logger.log({ workerId: this.executor.workerId }, 'worker started');
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    await this.loop.stop();
+    const workId = this.workId;
+    this.workId = null;
+    for (const timer of this.wakeTimers) clearTimeout(timer);
+    this.wakeTimers.clear();
+    if (workId) {
+      // Waits for attempts in flight: their runs end under their fence, not by lease expiry.
+      await this.queue.boss
+        .offWork(RUNS_QUEUE, { id: workId, wait: true })
+        .catch((error: unknown) =>
+          this.logger.error({ err: errorSummary(error) }, 'worker stop failed'),
+        );
+    }
     this.metrics.roleActive.set({ role: 'worker' }, 0);
     this.logger.log('worker stopped');
   }
 
   isRunning(): boolean {
-    return this.loop.isRunning();
+    return this.workId !== null;
   }
 
-  private async tick(): Promise<void> {
-    // Work arrives with the dispatch and execution issues.
+  /**
+   * A job published with a future startAfter (a retry, a throttled run) is only fetched at the
+   * next poll; a local timer wakes a worker when it is due. Other replicas rely on their poll.
+   */
+  private wakeIn(ms: number): void {
+    const timer = setTimeout(() => {
+      this.wakeTimers.delete(timer);
+      if (this.workId) this.queue.boss.notifyWorker(this.workId);
+    }, ms + 5);
+    timer.unref();
+    this.wakeTimers.add(timer);
   }
 }

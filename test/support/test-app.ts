@@ -21,8 +21,13 @@ export interface TestApp {
 }
 
 /** The whole application, as main.ts builds it, on a fresh database of its own. */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const database = await createTestDatabase();
+export async function startTestApp(
+  env: Record<string, string> = {},
+  options: { database?: TestDatabase } = {},
+): Promise<TestApp> {
+  // Apps that share a database (several replicas) leave dropping it to the one that created it.
+  const ownsDatabase = !options.database;
+  const database = options.database ?? (await createTestDatabase());
   const config = loadConfig({
     DATABASE_URL: database.url,
     ADMIN_TOKEN: TEST_ADMIN_TOKEN,
@@ -51,7 +56,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
       if (closed) return;
       closed = true;
       await app.close();
-      await database.drop();
+      if (ownsDatabase) await database.drop();
     },
   };
 }

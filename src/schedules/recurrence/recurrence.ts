@@ -136,8 +136,11 @@ function* occurrences(
 ): Generator<Occurrence> {
   // Wall times before this cannot reach `fromMs` (offsets near `fromMs` are all >= the min).
   let cursor = fromMs + resolver.nearbyOffsets(fromMs)[0];
-  // Wall times after this can only produce instants after `toMs`.
-  const lastWall = Math.min(toMs + MAX_ABS_OFFSET_MS, MAX_WALL);
+  // Wall times after this can only produce instants after `toMs`. The bound uses the zone's
+  // actual offsets near `toMs` (not the 16 h worst case), so a bounded window over a
+  // per-second cron walks seconds, not the next sixteen hours of them.
+  const nearTo = Number.isFinite(toMs) ? resolver.nearbyOffsets(toMs) : [MAX_ABS_OFFSET_MS];
+  const lastWall = Math.min(toMs + nearTo[nearTo.length - 1], MAX_WALL);
   let progressWall = cursor;
   const pending: ZonedInstant[] = [];
   const emit = ({ instant, offset }: ZonedInstant): Occurrence => ({

@@ -1,0 +1,110 @@
+import { ConflictError, NotFoundError, ValidationError } from '../../common/problem/domain-errors';
+import type {
+  AttemptReport,
+  Claim,
+  ClaimResult,
+  CompletionResult,
+  HeartbeatResult,
+} from '../../occurrences/run';
+import type { CompleteRunDto } from './run-request.dto';
+
+/**
+ * Translation between the worker contract's HTTP shapes and the execution service: the service
+ * answers with results (the built-in worker branches on them), HTTP answers 404 or 409.
+ */
+
+const CLAIM_REFUSALS: Record<Exclude<ClaimResult, { claimed: true }>['reason'], string> = {
+  not_found: 'not found',
+  finished: 'has already ended',
+  already_claimed: 'is held by another worker',
+  cancelled: 'was cancelled',
+  exhausted: 'has no attempts or retry time left',
+  not_due: 'is not due yet',
+  throttled: "would exceed the tenant's maxConcurrentRuns",
+  overlap: 'would overlap a running run of its schedule',
+  contended: 'changed while being claimed; try again',
+};
+
+export function claimOrThrow(runId: string, result: ClaimResult): Claim {
+  if (result.claimed) return result.claim;
+  if (result.reason === 'not_found') throw new NotFoundError('run', runId);
+  throw new ConflictError(`run ${runId} cannot be claimed: it ${CLAIM_REFUSALS[result.reason]}`, {
+    reason: result.reason,
+    currentState: result.state,
+  });
+}
+
+export function heldOrThrow(
+  runId: string,
+  fencingToken: number,
+  result: HeartbeatResult,
+): Extract<HeartbeatResult, { held: true }> {
+  if (result.held) return result;
+  throw staleFence(runId, fencingToken);
+}
+
+export function acceptedOrThrow(
+  runId: string,
+  fencingToken: number,
+  result: CompletionResult,
+): Extract<CompletionResult, { accepted: true }> {
+  if (result.accepted) return result;
+  if (result.state === null) throw new NotFoundError('run', runId);
+  throw staleFence(runId, fencingToken, result.state);
+}
+
+function staleFence(runId: string, fencingToken: number, state?: string): ConflictError {
+  return new ConflictError(
+    `fencing token ${fencingToken} no longer holds run ${runId}: its lease expired or another ` +
+      'worker claimed it; stop and write nothing',
+    { reason: 'stale_fencing_token', ...(state ? { currentState: state } : {}) },
+  );
+}
+
+/**
+ * An external worker's report. "unknown" + retryable means the target deduplicates, so the
+ * attempt may be repeated although it may have landed.
+ */
+export function toAttemptReport(dto: CompleteRunDto): AttemptReport {
+  const base = {
+    error: dto.error ?? null,
+    httpStatus: dto.httpStatus ?? null,
+    durationMs: dto.durationMs ?? null,
+  };
+  switch (dto.outcome) {
+    case 'succeeded':
+      return { ...base, outcome: 'succeeded', error: null, mayHaveActed: true };
+    case 'failed':
+      return {
+        ...base,
+        outcome: dto.retryable ? 'retryable' : 'failed',
+        error: base.error ?? 'the worker reported a failure',
+        mayHaveActed: false,
+      };
+    case 'unknown':
+      return {
+        ...base,
+        outcome: dto.retryable ? 'retryable' : 'unknown',
+        error: base.error ?? 'the worker could not tell whether the target acted',
+        mayHaveActed: true,
+      };
+    case 'cancelled':
+      return { ...base, outcome: 'cancelled', mayHaveActed: true };
+  }
+}
+
+/** Opaque list cursors: the id of the last run seen, base64url-encoded. */
+export function encodeRunCursor(afterId: string | null): string | null {
+  return afterId === null ? null : Buffer.from(afterId).toString('base64url');
+}
+
+export function decodeRunCursor(cursor: string | undefined): string | undefined {
+  if (cursor === undefined) return undefined;
+  const id = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id)) {
+    throw new ValidationError('cursor is not one this API issued', [
+      { field: 'cursor', message: 'cursor is malformed' },
+    ]);
+  }
+  return id;
+}

@@ -1,0 +1,161 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ATTEMPT_OUTCOMES, type Attempt } from '../../attempts/attempt';
+import { RUN_STATES } from '../../occurrences/occurrence';
+import type { Claim, Run, RunWithAttempts } from '../../occurrences/run';
+
+const iso = (date: Date | null): string | null => date?.toISOString() ?? null;
+
+class CoalescedDto {
+  @ApiProperty({ description: 'missed instants folded into this run' }) count: number;
+  @ApiProperty({ format: 'date-time', nullable: true }) first: string | null;
+  @ApiProperty({ format: 'date-time', nullable: true }) last: string | null;
+}
+
+class RunLinksDto {
+  @ApiProperty({ example: '/runs/6f1c…' }) self: string;
+  @ApiProperty({ example: '/schedules/2b7e…' }) schedule: string;
+}
+
+export class RunDto {
+  @ApiProperty({ format: 'uuid', description: 'also the Idempotency-Key of every attempt' })
+  id: string;
+  @ApiProperty({ format: 'uuid' }) scheduleId: string;
+  @ApiProperty({ description: 'the schedule revision this run belongs to' }) revision: number;
+  @ApiProperty({ format: 'date-time', description: 'nominal due instant (UTC)' })
+  scheduledAt: string;
+  @ApiProperty({ example: '2027-01-01T10:00:00+01:00', description: 'local wall time with offset' })
+  scheduledLocal: string;
+  @ApiProperty({ enum: RUN_STATES }) state: string;
+  @ApiProperty({ nullable: true, description: 'why it is in this state, where there is a why' })
+  reason: string | null;
+  @ApiProperty({ enum: ['schedule', 'manual'] }) trigger: string;
+  @ApiProperty() attemptCount: number;
+  @ApiProperty() maxAttempts: number;
+  @ApiProperty({ description: 'raised by every claim' }) fencingToken: number;
+  @ApiProperty({ format: 'date-time', nullable: true }) leaseUntil: string | null;
+  @ApiProperty({ format: 'date-time', nullable: true }) nextAttemptAt: string | null;
+  @ApiProperty({ format: 'date-time', nullable: true }) cancelRequestedAt: string | null;
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+  @ApiProperty({ format: 'date-time', nullable: true }) finishedAt: string | null;
+  @ApiPropertyOptional({ type: CoalescedDto, description: 'present when instants were coalesced' })
+  coalesced?: CoalescedDto;
+  @ApiProperty({ type: RunLinksDto }) links: RunLinksDto;
+
+  static from(run: Run): RunDto {
+    return {
+      id: run.id,
+      scheduleId: run.scheduleId,
+      revision: run.revision,
+      scheduledAt: run.scheduledAt.toISOString(),
+      scheduledLocal: run.scheduledLocal,
+      state: run.state,
+      reason: run.reason,
+      trigger: run.trigger,
+      attemptCount: run.attemptCount,
+      maxAttempts: run.maxAttempts,
+      fencingToken: run.fencingToken,
+      leaseUntil: iso(run.leaseUntil),
+      nextAttemptAt: iso(run.nextAttemptAt),
+      cancelRequestedAt: iso(run.cancelRequestedAt),
+      createdAt: run.createdAt.toISOString(),
+      finishedAt: iso(run.finishedAt),
+      ...(run.coalesced
+        ? {
+            coalesced: {
+              count: run.coalesced.count,
+              first: iso(run.coalesced.first),
+              last: iso(run.coalesced.last),
+            },
+          }
+        : {}),
+      links: { self: `/runs/${run.id}`, schedule: `/schedules/${run.scheduleId}` },
+    };
+  }
+}
+
+export class AttemptDto {
+  @ApiProperty() attemptNo: number;
+  @ApiProperty({ format: 'date-time' }) startedAt: string;
+  @ApiProperty({ format: 'date-time', nullable: true }) endedAt: string | null;
+  @ApiProperty() fencingToken: number;
+  @ApiProperty({ enum: ATTEMPT_OUTCOMES, nullable: true, description: 'null while in flight' })
+  outcome: string | null;
+  @ApiProperty({ nullable: true }) httpStatus: number | null;
+  @ApiProperty({ nullable: true }) error: string | null;
+  @ApiProperty({ nullable: true }) durationMs: number | null;
+
+  static from(attempt: Attempt): AttemptDto {
+    return {
+      attemptNo: attempt.attemptNo,
+      startedAt: attempt.startedAt.toISOString(),
+      endedAt: iso(attempt.endedAt),
+      fencingToken: attempt.fencingToken,
+      outcome: attempt.outcome,
+      httpStatus: attempt.httpStatus,
+      error: attempt.error,
+      durationMs: attempt.durationMs,
+    };
+  }
+}
+
+export class RunDetailDto extends RunDto {
+  @ApiProperty({ type: [AttemptDto] }) attempts: AttemptDto[];
+
+  static fromDetail(run: RunWithAttempts): RunDetailDto {
+    return { ...RunDto.from(run), attempts: run.attempts.map(AttemptDto.from) };
+  }
+}
+
+export class RunPageDto {
+  @ApiProperty({ type: [RunDto] }) items: RunDto[];
+  @ApiProperty({ nullable: true, description: 'pass as ?cursor= for the next page' })
+  nextCursor: string | null;
+}
+
+export class CancelRunResponseDto extends RunDto {
+  @ApiProperty({
+    description:
+      'true when an attempt was running: it stops at its next heartbeat, but its effect at the ' +
+      'target may already have happened',
+  })
+  inFlight: boolean;
+}
+
+export class ClaimResponseDto {
+  @ApiProperty({ format: 'uuid', description: 'send it to the target as Idempotency-Key' })
+  runId: string;
+  @ApiProperty({ description: 'send it with every heartbeat and the completion' })
+  fencingToken: number;
+  @ApiProperty({ format: 'date-time' }) leaseUntil: string;
+  @ApiProperty({ description: '1-based attempt number' }) attempt: number;
+  @ApiProperty({ example: { report: 'daily' } }) payload: Record<string, unknown>;
+  @ApiProperty({ format: 'uuid' }) scheduleId: string;
+  @ApiProperty({ format: 'date-time' }) scheduledAt: string;
+
+  static from(claim: Claim): ClaimResponseDto {
+    return {
+      runId: claim.runId,
+      fencingToken: claim.fencingToken,
+      leaseUntil: claim.leaseUntil.toISOString(),
+      attempt: claim.attempt,
+      payload: claim.payload,
+      scheduleId: claim.scheduleId,
+      scheduledAt: claim.scheduledAt.toISOString(),
+    };
+  }
+}
+
+export class HeartbeatResponseDto {
+  @ApiProperty({ format: 'uuid' }) runId: string;
+  @ApiProperty() fencingToken: number;
+  @ApiProperty({ format: 'date-time' }) leaseUntil: string;
+  @ApiProperty({ description: 'stop the attempt and complete it with outcome "cancelled"' })
+  cancelRequested: boolean;
+}
+
+export class CompleteResponseDto {
+  @ApiProperty({ format: 'uuid' }) runId: string;
+  @ApiProperty({ enum: RUN_STATES }) state: string;
+  @ApiProperty({ nullable: true }) reason: string | null;
+  @ApiProperty({ format: 'date-time', nullable: true }) nextAttemptAt: string | null;
+}

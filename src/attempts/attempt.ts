@@ -1,0 +1,36 @@
+/** What became of one attempt. Null while it is in flight. */
+export const ATTEMPT_OUTCOMES = [
+  'succeeded',
+  'retryable',
+  'failed',
+  'unknown',
+  'cancelled',
+  'lease_lost',
+  'stale',
+] as const;
+export type AttemptOutcomeRecord = (typeof ATTEMPT_OUTCOMES)[number];
+
+/** One row of a run's append-only audit trail. */
+export interface Attempt {
+  runId: string;
+  attemptNo: number;
+  workerId: string;
+  fencingToken: number;
+  startedAt: Date;
+  endedAt: Date | null;
+  outcome: AttemptOutcomeRecord | null;
+  httpStatus: number | null;
+  durationMs: number | null;
+  error: string | null;
+}
+
+/** How an attempt ended, as its holder (or the sweeper) reports it. */
+export interface AttemptEnd {
+  outcome: AttemptOutcomeRecord;
+  httpStatus?: number | null;
+  durationMs?: number | null;
+  error?: string | null;
+}
+
+/** Errors are shown to the tenant and kept forever: bounded, whatever a target answered. */
+export const MAX_ATTEMPT_ERROR_LENGTH = 2000;

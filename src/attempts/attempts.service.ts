@@ -1,0 +1,43 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { Attempt, AttemptEnd } from './attempt';
+import { AttemptsRepository, AttemptStart } from './attempts.repository';
+
+/**
+ * The append-only audit of attempts. Writes take the caller's transaction: an attempt starts
+ * in its claim's transaction and ends in its run's transition, so the two never disagree.
+ */
+@Injectable()
+export class AttemptsService {
+  constructor(private readonly attempts: AttemptsRepository) {}
+
+  start(em: EntityManager, start: AttemptStart): Promise<void> {
+    return this.attempts.insert(em, start);
+  }
+
+  end(em: EntityManager, runId: string, fencingToken: number, end: AttemptEnd): Promise<void> {
+    return this.attempts.end(em, runId, fencingToken, end);
+  }
+
+  /** A completion the fence rejected, noted on the attempt it came from. */
+  noteStale(
+    em: EntityManager,
+    tenantId: string,
+    runId: string,
+    fencingToken: number,
+    report: { httpStatus?: number | null; detail: string },
+  ): Promise<void> {
+    return this.attempts.markStale(
+      em,
+      tenantId,
+      runId,
+      fencingToken,
+      report.httpStatus ?? null,
+      report.detail,
+    );
+  }
+
+  list(tenantId: string, runId: string): Promise<Attempt[]> {
+    return this.attempts.list(tenantId, runId);
+  }
+}

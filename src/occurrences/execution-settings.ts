@@ -1,0 +1,31 @@
+import { Injectable } from '@nestjs/common';
+
+/**
+ * Timings of execution: leases, heartbeats, the sweeper and the built-in worker. One injectable
+ * object so every part reads the same values; tests shorten them through `app.get()` before any
+ * run starts (values are read at use, except the worker's queue options, read at boot).
+ *
+ * The lease must outlast several heartbeats so that one slow heartbeat does not lose it.
+ */
+@Injectable()
+export class ExecutionSettings {
+  /** How long a claim (and each heartbeat) holds a run. */
+  leaseMs = 30_000;
+  /** How often a holder renews its lease and looks for a cancel request. */
+  heartbeatIntervalMs = 5_000;
+  /** How often the sweeper looks for expired leases. */
+  sweepIntervalMs = 1_000;
+  /** Most expired leases reclaimed per tenant per sweep, and tenants per sweep. */
+  sweepBatchSize = 100;
+  sweepTenantsPerTick = 20;
+  /** A throttled run's job comes back after this long, plus up to as much again in jitter. */
+  throttledRetryMs = 1_000;
+  /** Built-in worker: runs executed at once per process. */
+  workerConcurrency = 10;
+  /** Built-in worker: queue poll intervals (seconds); NOTIFY wakes it sooner for new jobs. */
+  workerPollingIntervalSeconds = 1;
+  workerNotifyPollingIntervalSeconds = 2;
+  /** How many times a completion is retried when the database is briefly unreachable. */
+  completionRetries = 6;
+  completionRetryBaseMs = 200;
+}

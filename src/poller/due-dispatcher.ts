@@ -1,0 +1,131 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { ClaimedDueEntry, DueEntry, DueIndexService } from '../due-index/due-index.service';
+import { OccurrenceLedger } from '../occurrences/occurrence-ledger';
+import { DispatchableSchedules } from '../schedules/dispatchable-schedules';
+import type { ScheduleStatus } from '../schedules/schedule';
+import { planDispatch, PlannedOccurrence } from './dispatch-plan';
+
+export interface DispatchResult {
+  /** Due entries this batch took (dispatched or dropped); a full batch means "drain again". */
+  entries: number;
+  dropped: number;
+  created: Array<{ state: string; reason: string | null; scheduledAt: Date }>;
+  published: number;
+  /** The database clock of the transaction, the instant due-ness was decided at. */
+  now: Date;
+}
+
+/**
+ * Turns due-index entries into occurrences, ONE transaction per batch: lock the due entries and
+ * their schedules, insert the occurrences (unique, ON CONFLICT DO NOTHING), write the queue jobs
+ * for the runs ready to go, advance each schedule and its entry. Either all of it commits or
+ * none, so an occurrence is never lost between ledger and queue, and a crash at any point leaves
+ * the entry due for the next poller.
+ */
+@Injectable()
+export class DueDispatcher {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly dueIndex: DueIndexService,
+    private readonly schedules: DispatchableSchedules,
+    private readonly ledger: OccurrenceLedger,
+  ) {}
+
+  async dispatch(
+    shards: readonly number[],
+    batchSize: number,
+    beforeCommit: () => Promise<void> = async () => undefined,
+  ): Promise<DispatchResult> {
+    return this.dataSource.transaction(async (em) => {
+      const [{ now }] = await em.query('SELECT now() AS now');
+      const entries = await this.dueIndex.claimDue(em, shards, batchSize);
+      const result: DispatchResult = {
+        entries: entries.length,
+        dropped: 0,
+        created: [],
+        published: 0,
+        now,
+      };
+      if (entries.length === 0) return result;
+      const ids = [...new Set(entries.map((e) => e.scheduleId))];
+      const schedules = await this.schedules.lock(em, ids);
+      const active = await this.ledger.activeRuns(em, ids);
+      const planned: PlannedOccurrence[] = [];
+      const taken: ClaimedDueEntry[] = [];
+      const advanced: Array<{
+        id: string;
+        revision: number;
+        nextDueAt: Date | null;
+        status: ScheduleStatus;
+      }> = [];
+      const nextEntries: DueEntry[] = [];
+      for (const entry of entries) {
+        const schedule = schedules.get(entry.scheduleId);
+        if (!schedule) continue; // being edited: that edit rewrites or keeps its entry
+        taken.push(entry);
+        if (schedule.revision !== entry.revision || schedule.status !== 'active') {
+          // A stale hint: an old revision, or a paused or cancelled schedule. Never dispatched.
+          result.dropped++;
+          continue;
+        }
+        const runs = active.get(schedule.id) ?? { active: false, waiting: 0 };
+        const plan = planDispatch(schedule, entry.dueAt, now, runs);
+        planned.push(...plan.occurrences);
+        active.set(schedule.id, {
+          active: runs.active || plan.occurrences.some((o) => o.publish),
+          waiting:
+            runs.waiting +
+            plan.occurrences.filter((o) => o.reason === 'waiting_for_previous').length,
+        });
+        advanced.push({
+          id: schedule.id,
+          revision: schedule.revision,
+          nextDueAt: plan.nextDueAt,
+          status: plan.status,
+        });
+        if (plan.nextDueAt) {
+          nextEntries.push({
+            scheduleId: schedule.id,
+            tenantId: schedule.tenantId,
+            revision: schedule.revision,
+            dueAt: plan.nextDueAt,
+          });
+        }
+      }
+      // A handful of set-based statements per batch, whatever its size.
+      await this.dueIndex.drop(em, taken);
+      await this.schedules.advance(em, advanced);
+      await this.dueIndex.add(em, nextEntries);
+      const inserted = await this.ledger.insert(em, planned);
+      const toPublish = new Set(
+        planned.filter((o) => o.publish).map((o) => `${o.scheduleId}@${o.scheduledAt.getTime()}`),
+      );
+      const jobs = inserted
+        .filter((row) => toPublish.has(`${row.scheduleId}@${row.scheduledAt.getTime()}`))
+        .map((row) => ({ runId: row.id, tenantId: row.tenantId }));
+      await this.ledger.publish(em, jobs);
+      await beforeCommit();
+      const byKey = new Map(planned.map((o) => [`${o.scheduleId}@${o.scheduledAt.getTime()}`, o]));
+      result.created = inserted.map((row) => ({
+        state: row.state,
+        reason: byKey.get(`${row.scheduleId}@${row.scheduledAt.getTime()}`)?.reason ?? null,
+        scheduledAt: row.scheduledAt,
+      }));
+      result.published = jobs.length;
+      return result;
+    });
+  }
+
+  /** The earliest due instant in the given shards (for the wake-up timer). */
+  nextDue(shards: readonly number[]): Promise<Date | null> {
+    return this.dueIndex.nextDueIn(this.dataSource.manager, shards);
+  }
+
+  /** The database clock, for skew measurement. */
+  async databaseNow(): Promise<Date> {
+    const [{ now }] = await this.dataSource.query('SELECT clock_timestamp() AS now');
+    return now;
+  }
+}

@@ -1,0 +1,46 @@
+import {
+  BeforeApplicationShutdown,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+} from '@nestjs/common';
+import { PeriodicLoop } from '../common/loop/periodic-loop';
+import { errorSummary } from '../observability/error-summary';
+import { ExecutionSettings } from '../occurrences/execution-settings';
+import { RunExecutionService } from '../occurrences/run-execution.service';
+
+/**
+ * Relay duty: reclaims RUNNING runs whose lease expired (their worker died, hung or lost the
+ * database), so they are retried or shown UNKNOWN instead of RUNNING forever. Any number of
+ * relays may sweep at once: each run is taken FOR UPDATE SKIP LOCKED and moved by a fenced
+ * transition. A full batch sweeps again at once (a few rounds), else it waits out the interval.
+ */
+@Injectable()
+export class LeaseSweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(LeaseSweeper.name);
+  private readonly loop = new PeriodicLoop(
+    () => this.tick(),
+    () => this.settings.sweepIntervalMs,
+    (error) => this.logger.error({ err: errorSummary(error) }, 'lease sweep failed'),
+  );
+
+  constructor(
+    private readonly execution: RunExecutionService,
+    private readonly settings: ExecutionSettings,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.loop.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.loop.stop();
+  }
+
+  private async tick(): Promise<void> {
+    for (let round = 0; round < 10 && this.loop.isRunning(); round++) {
+      const swept = await this.execution.sweepExpiredLeases();
+      if (swept < this.settings.sweepBatchSize) return;
+    }
+  }
+}

@@ -1,0 +1,177 @@
+import { randomUUID } from 'node:crypto';
+import type { Test } from 'supertest';
+import { DataSource } from 'typeorm';
+import { ExecutionSettings } from '../../src/occurrences/execution-settings';
+import { OccurrenceLedger } from '../../src/occurrences/occurrence-ledger';
+import { HttpSink } from '../support/http-sink';
+import { startTestApp, TestApp } from '../support/test-app';
+
+/**
+ * Execution tests share this setup: an app with the given roles on its own database, short
+ * leases, a local HTTP target, and one tenant with helpers that build consistent records.
+ */
+export interface ExecutionWorld {
+  t: TestApp;
+  db: DataSource;
+  sink: HttpSink;
+  settings: ExecutionSettings;
+  tenant: { id: string; apiKey: string };
+  auth(req: Test, apiKey?: string): Test;
+  createTarget(options?: {
+    deduplicates?: boolean;
+    signingSecret?: string;
+    timeoutMs?: number;
+    apiKey?: string;
+  }): Promise<string>;
+  createSchedule(
+    targetId: string,
+    body?: Record<string, unknown>,
+    apiKey?: string,
+  ): Promise<string>;
+  /** POST /schedules/{id}/trigger: a QUEUED run due now, with its job. */
+  trigger(scheduleId: string, apiKey?: string): Promise<string>;
+  /** A QUEUED run at `scheduledAt`, inserted through the ledger; with its job when `publish`. */
+  insertRun(
+    scheduleId: string,
+    scheduledAt: Date,
+    options?: { publish?: boolean },
+  ): Promise<string>;
+  /** GET /runs/{id} */
+  run(runId: string): Promise<any>;
+  /** A counter's value in /metrics (0 when absent). */
+  metric(name: string, labels?: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+export const FAST_RETRIES = {
+  maxAttempts: 3,
+  initialDelayMs: 100,
+  maxDelayMs: 200,
+  retryDeadlineSeconds: 120,
+};
+
+export async function startExecutionWorld(
+  roles: string,
+  settings: Partial<ExecutionSettings> = {},
+  quotas: Record<string, number> = {},
+): Promise<ExecutionWorld> {
+  const sink = await HttpSink.start();
+  const t = await startTestApp({
+    ROLES: roles,
+    TARGET_ALLOWED_HOSTS: '127.0.0.1',
+    // Tests poll runs through the API far faster than a client would.
+    MANAGEMENT_RATE_PER_SECOND: '100000',
+    MANAGEMENT_BURST: '100000',
+  });
+  const execution = t.app.get(ExecutionSettings);
+  Object.assign(execution, {
+    leaseMs: 3000,
+    heartbeatIntervalMs: 200,
+    sweepIntervalMs: 100,
+    throttledRetryMs: 100,
+    completionRetryBaseMs: 100,
+    ...settings,
+  });
+  const db = t.app.get(DataSource);
+  const tenant = await t.createTenant(`tenant-${randomUUID().slice(0, 8)}`, {
+    maxActiveSchedules: 10_000,
+    ...quotas,
+  });
+  const auth = (req: Test, apiKey = tenant.apiKey) => req.set('Authorization', `Bearer ${apiKey}`);
+
+  const world: ExecutionWorld = {
+    t,
+    db,
+    sink,
+    settings: execution,
+    tenant,
+    auth,
+    async createTarget(options = {}) {
+      const res = await auth(t.http.post('/targets'), options.apiKey).send({
+        name: `target-${randomUUID()}`,
+        url: sink.url(),
+        deduplicates: options.deduplicates ?? false,
+        timeoutMs: options.timeoutMs ?? 5000,
+        ...(options.signingSecret ? { signingSecret: options.signingSecret } : {}),
+      });
+      if (res.status !== 201) throw new Error(`target: ${res.status} ${res.text}`);
+      return res.body.id;
+    },
+    async createSchedule(targetId, body = {}, apiKey) {
+      const res = await auth(t.http.post('/schedules'), apiKey)
+        .set('Idempotency-Key', randomUUID())
+        .send({
+          name: `s-${randomUUID().slice(0, 8)}`,
+          targetId,
+          // Far away: these tests make their runs themselves (trigger or ledger).
+          runAt: new Date(Date.now() + 24 * 3600_000).toISOString(),
+          overlapPolicy: 'allow',
+          retryPolicy: FAST_RETRIES,
+          ...body,
+        });
+      if (res.status !== 201) throw new Error(`schedule: ${res.status} ${res.text}`);
+      return res.body.id;
+    },
+    async trigger(scheduleId, apiKey) {
+      const res = await auth(t.http.post(`/schedules/${scheduleId}/trigger`), apiKey);
+      if (res.status !== 201) throw new Error(`trigger: ${res.status} ${res.text}`);
+      return res.body.id;
+    },
+    async insertRun(scheduleId, scheduledAt, options = {}) {
+      const ledger = t.app.get(OccurrenceLedger);
+      return db.transaction(async (em) => {
+        const [schedule] = await em.query(
+          'SELECT tenant_id, revision, retry_max_attempts FROM schedules WHERE id = $1',
+          [scheduleId],
+        );
+        const [inserted] = await ledger.insert(em, [
+          {
+            tenantId: schedule.tenant_id,
+            scheduleId,
+            revision: schedule.revision,
+            scheduledAt,
+            scheduledLocal: scheduledAt.toISOString(),
+            state: 'QUEUED',
+            reason: null,
+            trigger: 'schedule',
+            maxAttempts: schedule.retry_max_attempts,
+            retryDeadlineSeconds: FAST_RETRIES.retryDeadlineSeconds,
+          },
+        ]);
+        if (options.publish) {
+          await ledger.publish(em, [{ runId: inserted.id, tenantId: schedule.tenant_id }]);
+        }
+        return inserted.id;
+      });
+    },
+    async run(runId) {
+      const res = await auth(t.http.get(`/runs/${runId}`));
+      if (res.status !== 200) throw new Error(`run: ${res.status} ${res.text}`);
+      return res.body;
+    },
+    async metric(name, labels = '') {
+      const text = (await t.http.get('/metrics')).text;
+      const escaped = `${name}${labels}`.replace(/[{}"=,]/g, (c) => `\\${c}`);
+      const match = new RegExp(`^${escaped} (\\S+)$`, 'm').exec(text);
+      return match ? Number(match[1]) : 0;
+    },
+    async close() {
+      await t.close();
+      await sink.close();
+    },
+  };
+  return world;
+}
+
+/** Queue jobs of a run that are waiting to be fetched, with when they become fetchable. */
+export async function pendingJobs(
+  db: DataSource,
+  runId: string,
+): Promise<Array<{ start_after: Date }>> {
+  return db.query(
+    `SELECT start_after FROM pgboss.job
+      WHERE name = 'dueline-runs' AND data->>'runId' = $1 AND state IN ('created', 'retry')
+      ORDER BY start_after`,
+    [runId],
+  );
+}

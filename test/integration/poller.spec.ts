@@ -1,0 +1,356 @@
+import { DataSource } from 'typeorm';
+import { DueDispatcher } from '../../src/poller/due-dispatcher';
+import { PollerService } from '../../src/poller/poller.service';
+import { nextOccurrences } from '../../src/schedules/recurrence';
+import { SHARD_COUNT } from '../../src/due-index/shard';
+import { eventually } from '../support/eventually';
+import { tenantWithTarget } from '../support/scheduling';
+import { startTestApp, TestApp } from '../support/test-app';
+
+const ALL_SHARDS = Array.from({ length: SHARD_COUNT }, (_, i) => i);
+
+/** Jobs in the runs queue per run id: each QUEUED run must have exactly one. */
+async function jobsPerRun(db: DataSource): Promise<Map<string, number>> {
+  const rows = await db.query(
+    `SELECT data->>'runId' AS run_id, count(*)::int AS n FROM pgboss.job WHERE name = 'dueline-runs' GROUP BY 1`,
+  );
+  return new Map(rows.map((r: { run_id: string; n: number }) => [r.run_id, r.n]));
+}
+
+describe('poller: due-time discovery and durable dispatch', () => {
+  describe('with one poller', () => {
+    let t: TestApp;
+    let db: DataSource;
+    let make: Awaited<ReturnType<typeof tenantWithTarget>>;
+
+    beforeAll(async () => {
+      t = await startTestApp({ ROLES: 'api,poller', POLLER_LEASE_SECONDS: '3' });
+      db = t.app.get(DataSource);
+      make = await tenantWithTarget(t);
+    });
+    afterAll(() => t.close());
+
+    it('dispatches a one-time schedule once, never early, with its job, and completes it', async () => {
+      const runAt = new Date(Date.now() + 1500);
+      const schedule = await make.createSchedule({ runAt: runAt.toISOString() });
+      const runs = await eventually(async () => {
+        const rows = await db.query('SELECT * FROM occurrences WHERE schedule_id = $1', [
+          schedule.id,
+        ]);
+        expect(rows).toHaveLength(1);
+        return rows;
+      });
+      expect(runs[0]).toMatchObject({ state: 'QUEUED', revision: 1, trigger: 'schedule' });
+      expect(new Date(runs[0].scheduled_at).getTime()).toBe(runAt.getTime());
+      // Created by a transaction whose database clock had reached the due instant.
+      expect(new Date(runs[0].created_at).getTime()).toBeGreaterThanOrEqual(runAt.getTime());
+      expect((await jobsPerRun(db)).get(runs[0].id)).toBe(1);
+      const [row] = await db.query('SELECT status, next_due_at FROM schedules WHERE id = $1', [
+        schedule.id,
+      ]);
+      expect(row).toEqual({ status: 'completed', next_due_at: null });
+      expect(
+        await db.query('SELECT 1 FROM due_index WHERE schedule_id = $1', [schedule.id]),
+      ).toHaveLength(0);
+    });
+
+    it('holds every shard when alone and reports it', async () => {
+      await eventually(() =>
+        expect(t.app.get(PollerService).ownedShards()).toHaveLength(SHARD_COUNT),
+      );
+      const metrics = (await t.http.get('/metrics')).text;
+      expect(metrics).toMatch(/dueline_shards_owned 128/);
+      expect(metrics).toMatch(/dueline_clock_skew_seconds -?\d/);
+    });
+
+    it('drops entries of an old revision or a paused schedule without dispatching them', async () => {
+      const schedule = await make.createSchedule({ cron: '0 0 1 1 *', timezone: 'UTC' });
+      // Forge a due hint for an old revision, as a lagging edit might leave behind.
+      await db.query(
+        `INSERT INTO due_index (shard, due_at, schedule_id, tenant_id, revision)
+         SELECT shard, now() - interval '1 second', schedule_id, tenant_id, 0 FROM due_index WHERE schedule_id = $1`,
+        [schedule.id],
+      );
+      await eventually(async () =>
+        expect(
+          await db.query('SELECT 1 FROM due_index WHERE schedule_id = $1 AND revision = 0', [
+            schedule.id,
+          ]),
+        ).toHaveLength(0),
+      );
+      expect(
+        await db.query('SELECT 1 FROM occurrences WHERE schedule_id = $1', [schedule.id]),
+      ).toHaveLength(0);
+    });
+
+    it('loses nothing when the transaction dies before commit', async () => {
+      const dispatcher = t.app.get(DueDispatcher);
+      const poller = t.app.get(PollerService);
+      await poller.beforeApplicationShutdown(); // this test drives the dispatcher itself
+      try {
+        const schedule = await make.createSchedule({
+          runAt: new Date(Date.now() + 300).toISOString(),
+        });
+        await eventually(async () => {
+          const [{ due }] = await db.query('SELECT now() >= $1::timestamptz AS due', [
+            schedule.nextDueAt,
+          ]);
+          expect(due).toBe(true);
+        });
+        await expect(
+          dispatcher.dispatch(ALL_SHARDS, 100, async () => {
+            throw new Error('crash between the inserts and the commit');
+          }),
+        ).rejects.toThrow('crash');
+        expect(
+          await db.query('SELECT 1 FROM occurrences WHERE schedule_id = $1', [schedule.id]),
+        ).toHaveLength(0);
+        expect(
+          await db.query('SELECT 1 FROM due_index WHERE schedule_id = $1', [schedule.id]),
+        ).toHaveLength(1);
+        const result = await dispatcher.dispatch(ALL_SHARDS, 100);
+        expect(result.created).toHaveLength(1);
+        const [run] = await db.query('SELECT id FROM occurrences WHERE schedule_id = $1', [
+          schedule.id,
+        ]);
+        expect((await jobsPerRun(db)).get(run.id)).toBe(1);
+      } finally {
+        await poller.onApplicationBootstrap();
+      }
+    });
+
+    it('turns a DST transition into exactly the instants its preview shows', async () => {
+      const schedule = await make.createSchedule({
+        cron: '30 1 * * *',
+        timezone: 'America/New_York',
+        dstPolicy: { repeated: 'both' },
+        missedRunPolicy: 'all',
+        maxCatchUp: 20,
+        overlapPolicy: 'allow',
+      });
+      // Move the schedule into the past across the 2024-11-03 fall-back (the database clock
+      // decides due-ness, so the catch-up path is how a test reaches a past transition).
+      const dueAt = new Date('2024-11-01T05:30:00Z');
+      const endAt = new Date('2024-11-05T12:00:00Z');
+      await db.query('UPDATE schedules SET end_at = $2, next_due_at = $3 WHERE id = $1', [
+        schedule.id,
+        endAt,
+        dueAt,
+      ]);
+      await db.query('UPDATE due_index SET due_at = $2 WHERE schedule_id = $1', [
+        schedule.id,
+        dueAt,
+      ]);
+      const preview = nextOccurrences(
+        {
+          cron: '30 1 * * *',
+          timezone: 'America/New_York',
+          dstPolicy: { nonexistent: 'skip', repeated: 'both' },
+          endAt,
+        },
+        new Date(dueAt.getTime() - 1),
+        20,
+      );
+      const runs = await eventually(async () => {
+        const rows = await db.query(
+          'SELECT scheduled_at, scheduled_local, state FROM occurrences WHERE schedule_id = $1 ORDER BY scheduled_at',
+          [schedule.id],
+        );
+        expect(rows).toHaveLength(preview.length);
+        return rows;
+      });
+      expect(runs.map((r: { scheduled_at: Date }) => r.scheduled_at.toISOString())).toEqual(
+        preview.map((p) => p.at.toISOString()),
+      );
+      expect(runs.map((r: { scheduled_local: string }) => r.scheduled_local)).toEqual(
+        preview.map((p) => p.local),
+      );
+      // Independently: 01:30 EDT on Nov 3 is 05:30Z, 01:30 EST is 06:30Z.
+      expect(runs.map((r: { scheduled_at: Date }) => r.scheduled_at.toISOString())).toEqual(
+        expect.arrayContaining(['2024-11-03T05:30:00.000Z', '2024-11-03T06:30:00.000Z']),
+      );
+      const [row] = await db.query('SELECT status FROM schedules WHERE id = $1', [schedule.id]);
+      expect(row.status).toBe('completed');
+    });
+
+    it('ignores a late duplicate write: the unique insert gives nothing back and nothing is published', async () => {
+      const schedule = await make.createSchedule({
+        runAt: new Date(Date.now() + 200).toISOString(),
+      });
+      const [first] = await eventually(async () => {
+        const rows = await db.query('SELECT * FROM occurrences WHERE schedule_id = $1', [
+          schedule.id,
+        ]);
+        expect(rows).toHaveLength(1);
+        return rows;
+      });
+      const ledger = t.app.get(DueDispatcher)['ledger'];
+      const again = await db.transaction((em) =>
+        ledger.insert(em, [
+          {
+            tenantId: first.tenant_id,
+            scheduleId: first.schedule_id,
+            revision: first.revision,
+            scheduledAt: new Date(first.scheduled_at),
+            scheduledLocal: first.scheduled_local,
+            state: 'QUEUED',
+            reason: null,
+            trigger: 'schedule',
+            maxAttempts: 3,
+            retryDeadlineSeconds: 60,
+          },
+        ]),
+      );
+      expect(again).toEqual([]);
+      expect(
+        await db.query('SELECT 1 FROM occurrences WHERE schedule_id = $1', [schedule.id]),
+      ).toHaveLength(1);
+    });
+
+    it('lets edits and cancels race the poller without old-revision or post-cancel runs', async () => {
+      for (let i = 0; i < 3; i++) {
+        const schedule = await make.createSchedule({
+          cron: '* * * * * *',
+          timezone: 'UTC',
+          overlapPolicy: 'allow',
+        });
+        await eventually(async () =>
+          expect(
+            (await db.query('SELECT 1 FROM occurrences WHERE schedule_id = $1', [schedule.id]))
+              .length,
+          ).toBeGreaterThan(0),
+        );
+        const edit = await t.http
+          .patch(`/schedules/${schedule.id}`)
+          .set('Authorization', `Bearer ${make.tenant.apiKey}`)
+          .set('If-Match', '1')
+          .send({ cron: '*/2 * * * * *' });
+        expect(edit.status).toBe(200);
+        const editedAt = new Date(edit.body.updatedAt);
+        await eventually(async () =>
+          expect(
+            (
+              await db.query('SELECT 1 FROM occurrences WHERE schedule_id = $1 AND revision = 2', [
+                schedule.id,
+              ])
+            ).length,
+          ).toBeGreaterThan(0),
+        );
+        const cancel = await t.http
+          .delete(`/schedules/${schedule.id}`)
+          .set('Authorization', `Bearer ${make.tenant.apiKey}`);
+        expect(cancel.status).toBe(200);
+        const cancelledAt = new Date(cancel.body.updatedAt);
+        const old = await db.query(
+          'SELECT scheduled_at FROM occurrences WHERE schedule_id = $1 AND revision = 1 AND scheduled_at > $2',
+          [schedule.id, editedAt],
+        );
+        expect(old).toEqual([]);
+        const [{ n: afterCancel }] = await db.query(
+          'SELECT count(*)::int AS n FROM occurrences WHERE schedule_id = $1',
+          [schedule.id],
+        );
+        // Two more seconds of a every-2-seconds cron: nothing new after the cancel committed.
+        await new Promise((resolve) => setTimeout(resolve, 2100));
+        const late = await db.query(
+          'SELECT scheduled_at FROM occurrences WHERE schedule_id = $1 AND scheduled_at > $2',
+          [schedule.id, cancelledAt],
+        );
+        expect(late).toEqual([]);
+        const [{ n }] = await db.query(
+          'SELECT count(*)::int AS n FROM occurrences WHERE schedule_id = $1',
+          [schedule.id],
+        );
+        expect(n).toBe(afterCancel);
+      }
+    });
+  });
+
+  it('several pollers racing over the same shards create every (schedule, instant) exactly once', async () => {
+    const api = await startTestApp({ ROLES: 'api' });
+    const env = { DATABASE_URL: api.database.url, POLLER_LEASE_SECONDS: '2' };
+    const pollers: TestApp[] = [];
+    try {
+      const make = await tenantWithTarget(api);
+      const schedules = [];
+      for (let i = 0; i < 150; i++) {
+        schedules.push(
+          await make.createSchedule({
+            cron: '* * * * * *',
+            timezone: 'UTC',
+            overlapPolicy: 'allow',
+          }),
+        );
+      }
+      for (let i = 0; i < 3; i++)
+        pollers.push(await startTestApp({ ...env, ROLES: 'poller' }, { database: api.database }));
+      const db = api.app.get(DataSource);
+      // Long enough for the three to rebalance the shards at least once while dispatching.
+      await eventually(
+        async () => {
+          const owners = await db.query(
+            'SELECT DISTINCT owner FROM shard_leases WHERE expires_at > now()',
+          );
+          expect(owners.length).toBe(3);
+        },
+        { timeoutMs: 15_000 },
+      );
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      for (const poller of pollers.splice(0)) await poller.close();
+      const rows: Array<{ schedule_id: string; instants: Date[] }> = await db.query(
+        `SELECT schedule_id, array_agg(scheduled_at ORDER BY scheduled_at) AS instants
+           FROM occurrences WHERE schedule_id = ANY($1::uuid[]) GROUP BY schedule_id`,
+        [schedules.map((s) => s.id)],
+      );
+      expect(rows).toHaveLength(schedules.length);
+      for (const { instants } of rows) {
+        // Every second from the first instant to the last, none missing, none twice.
+        const seconds = instants.map((d) => new Date(d).getTime() / 1000);
+        expect(new Set(seconds).size).toBe(seconds.length);
+        expect(seconds[seconds.length - 1] - seconds[0] + 1).toBe(seconds.length);
+        expect(seconds.length).toBeGreaterThanOrEqual(2);
+      }
+      const jobs = await jobsPerRun(db);
+      const runs = await db.query(
+        `SELECT id FROM occurrences WHERE schedule_id = ANY($1::uuid[]) AND state = 'QUEUED'`,
+        [schedules.map((s) => s.id)],
+      );
+      for (const run of runs) expect(jobs.get(run.id)).toBe(1);
+    } finally {
+      for (const poller of pollers) await poller.close();
+      await api.close();
+    }
+  }, 90_000);
+
+  it('moves the shards of a poller that stops renewing to the others within a lease period', async () => {
+    const a = await startTestApp({ ROLES: 'poller', POLLER_LEASE_SECONDS: '2' });
+    const b = await startTestApp(
+      { ROLES: 'poller', POLLER_LEASE_SECONDS: '2' },
+      { database: a.database },
+    );
+    try {
+      const pa = a.app.get(PollerService);
+      const pb = b.app.get(PollerService);
+      await eventually(
+        () => {
+          expect(pa.ownedShards().length).toBe(64);
+          expect(pb.ownedShards().length).toBe(64);
+        },
+        { timeoutMs: 15_000 },
+      );
+      // Freeze A without letting it hand its shards over (as a paused process would).
+      pa['running'] = false;
+      pa['signal']();
+      await pa['loop'];
+      const startedWaiting = Date.now();
+      await eventually(() => expect(pb.ownedShards().length).toBe(SHARD_COUNT), {
+        timeoutMs: 15_000,
+      });
+      // Within one lease period plus B's renewal cadence and A's presence expiry.
+      expect(Date.now() - startedWaiting).toBeLessThan(2 * 2000 + 2000);
+    } finally {
+      await b.close();
+      await a.close();
+    }
+  }, 60_000);
+});

@@ -1,0 +1,165 @@
+import { planDispatch, SKIP_GRACE_MS } from '../../../src/poller/dispatch-plan';
+import type { Schedule } from '../../../src/schedules/schedule';
+
+const base: Schedule = {
+  id: '00000000-0000-4000-8000-000000000001',
+  tenantId: '00000000-0000-4000-8000-000000000002',
+  revision: 3,
+  status: 'active',
+  name: 's',
+  targetId: '00000000-0000-4000-8000-000000000003',
+  payload: {},
+  timing: {
+    kind: 'cron',
+    cron: '* * * * *',
+    timezone: 'UTC',
+    dstPolicy: { nonexistent: 'skip', repeated: 'first' },
+  },
+  startAt: null,
+  endAt: null,
+  missedRunPolicy: 'latest',
+  maxCatchUp: 10,
+  overlapPolicy: 'skip',
+  retryPolicy: {
+    maxAttempts: 3,
+    initialDelayMs: 1000,
+    maxDelayMs: 300000,
+    retryDeadlineSeconds: 3600,
+  },
+  nextDueAt: null,
+  createdAt: new Date(0),
+  updatedAt: new Date(0),
+};
+const idle = { active: false, waiting: 0 };
+const at = (iso: string) => new Date(iso);
+const summary = (plan: ReturnType<typeof planDispatch>) =>
+  plan.occurrences.map((o) => [
+    o.scheduledAt.toISOString().slice(11, 16),
+    o.state,
+    o.reason,
+    o.publish,
+  ]);
+
+describe('planDispatch', () => {
+  it('dispatches one due instant and moves to the next', () => {
+    const plan = planDispatch(
+      base,
+      at('2027-01-01T10:00:00Z'),
+      at('2027-01-01T10:00:00.020Z'),
+      idle,
+    );
+    expect(summary(plan)).toEqual([['10:00', 'QUEUED', null, true]]);
+    expect(plan.occurrences[0]).toMatchObject({
+      revision: 3,
+      scheduledLocal: '2027-01-01T10:00:00+00:00',
+    });
+    expect(plan.nextDueAt).toEqual(at('2027-01-01T10:01:00Z'));
+    expect(plan.status).toBe('active');
+  });
+
+  it('latest: runs the most recent missed instant and records what it coalesced', () => {
+    const plan = planDispatch(base, at('2027-01-01T10:00:00Z'), at('2027-01-01T10:04:30Z'), idle);
+    expect(summary(plan)).toEqual([
+      ['10:00', 'SKIPPED', 'coalesced', false],
+      ['10:01', 'SKIPPED', 'coalesced', false],
+      ['10:02', 'SKIPPED', 'coalesced', false],
+      ['10:03', 'SKIPPED', 'coalesced', false],
+      ['10:04', 'QUEUED', null, true],
+    ]);
+    expect(plan.occurrences[4]).toMatchObject({
+      coalescedCount: 4,
+      coalescedFirst: at('2027-01-01T10:00:00Z'),
+      coalescedLast: at('2027-01-01T10:03:00Z'),
+    });
+    expect(plan.nextDueAt).toEqual(at('2027-01-01T10:05:00Z'));
+  });
+
+  it('skip: records the missed instants and runs none of them', () => {
+    const schedule = { ...base, missedRunPolicy: 'skip' as const };
+    const late = planDispatch(
+      schedule,
+      at('2027-01-01T10:00:00Z'),
+      at('2027-01-01T10:03:50Z'),
+      idle,
+    );
+    expect(summary(late).map((r) => r[1])).toEqual(['SKIPPED', 'SKIPPED', 'SKIPPED', 'SKIPPED']);
+    expect(summary(late).every((r) => r[2] === 'missed')).toBe(true);
+    // The newest instant is still run when it is within the grace period.
+    const now = new Date(at('2027-01-01T10:03:00Z').getTime() + SKIP_GRACE_MS - 1);
+    const recent = planDispatch(schedule, at('2027-01-01T10:00:00Z'), now, idle);
+    expect(summary(recent).at(-1)).toEqual(['10:03', 'QUEUED', null, true]);
+  });
+
+  it('all: creates each (at most maxCatchUp, oldest first) and queues them behind each other', () => {
+    const schedule = { ...base, missedRunPolicy: 'all' as const, maxCatchUp: 3 };
+    const plan = planDispatch(
+      schedule,
+      at('2027-01-01T10:00:00Z'),
+      at('2027-01-01T10:04:10Z'),
+      idle,
+    );
+    expect(summary(plan)).toEqual([
+      ['10:00', 'SKIPPED', 'missed', false],
+      ['10:01', 'SKIPPED', 'missed', false],
+      ['10:02', 'QUEUED', null, true],
+      ['10:03', 'QUEUED', 'waiting_for_previous', false],
+      ['10:04', 'QUEUED', 'waiting_for_previous', false],
+    ]);
+  });
+
+  it.each([
+    ['skip', { active: true, waiting: 0 }, ['SKIPPED', 'overlap', false]],
+    ['buffer_one', { active: true, waiting: 0 }, ['QUEUED', 'waiting_for_previous', false]],
+    ['buffer_one', { active: true, waiting: 1 }, ['SKIPPED', 'overlap', false]],
+    ['allow', { active: true, waiting: 0 }, ['QUEUED', null, true]],
+    ['skip', { active: false, waiting: 0 }, ['QUEUED', null, true]],
+  ] as const)('overlap %s with %p', (overlapPolicy, runs, expected) => {
+    const plan = planDispatch(
+      { ...base, overlapPolicy },
+      at('2027-01-01T10:00:00Z'),
+      at('2027-01-01T10:00:01Z'),
+      runs,
+    );
+    expect(summary(plan)).toEqual([['10:00', ...expected]]);
+  });
+
+  it('completes a one-time schedule', () => {
+    const once = { ...base, timing: { kind: 'once' as const, runAt: at('2027-01-01T10:00:00Z') } };
+    const plan = planDispatch(
+      once,
+      at('2027-01-01T10:00:00Z'),
+      at('2027-01-01T10:00:00.005Z'),
+      idle,
+    );
+    expect(summary(plan)).toEqual([['10:00', 'QUEUED', null, true]]);
+    expect(plan).toMatchObject({ nextDueAt: null, status: 'completed' });
+  });
+
+  it('completes a cron schedule past its endAt', () => {
+    const bounded = { ...base, endAt: at('2027-01-01T10:00:30Z') };
+    const plan = planDispatch(
+      bounded,
+      at('2027-01-01T10:00:00Z'),
+      at('2027-01-01T10:00:01Z'),
+      idle,
+    );
+    expect(plan).toMatchObject({ nextDueAt: null, status: 'completed' });
+  });
+
+  it('bounds the work after a very long outage', () => {
+    const everySecond = {
+      ...base,
+      timing: { ...base.timing, cron: '* * * * * *' } as Schedule['timing'],
+    };
+    const plan = planDispatch(
+      everySecond,
+      at('2027-01-01T00:00:00Z'),
+      at('2027-01-03T00:00:00Z'),
+      idle,
+    );
+    expect(plan.occurrences.length).toBeLessThanOrEqual(101);
+    const run = plan.occurrences.find((o) => o.state === 'QUEUED')!;
+    expect(run.scheduledAt).toEqual(at('2027-01-03T00:00:00Z'));
+    expect(run.coalescedCount).toBeGreaterThan(1000);
+  });
+});
