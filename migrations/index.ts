@@ -2,6 +2,7 @@ import { Init1796012728174 } from './1796012728174-Init';
 import { Targets1796020000000 } from './1796020000000-Targets';
 import { Schedules1796030000000 } from './1796030000000-Schedules';
 import { Dispatch1796040000000 } from './1796040000000-Dispatch';
+import { DispatchBudget1796050000000 } from './1796050000000-DispatchBudget';
 
 /** Every migration, oldest first. Each is reviewed SQL; TypeORM only runs them in order. */
 export const MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MIGRATIONS = [
   Targets1796020000000,
   Schedules1796030000000,
   Dispatch1796040000000,
+  DispatchBudget1796050000000,
 ];

@@ -7,6 +7,7 @@ import { IdempotencyKeyEntity } from '../schedules/idempotency-key.entity';
 import { ScheduleEntity } from '../schedules/schedule.entity';
 import { TargetEntity } from '../targets/target.entity';
 import { ApiKeyEntity } from '../tenants/api-key.entity';
+import { DispatchBudgetEntity } from '../tenants/dispatch-budget.entity';
 import { TenantEntity } from '../tenants/tenant.entity';
 
 /** Every TypeORM entity, for the data source, the migration generator and the drift test. */
@@ -21,4 +22,5 @@ export const ENTITIES = [
   PollerPresenceEntity,
   OccurrenceEntity,
   AttemptEntity,
+  DispatchBudgetEntity,
 ];

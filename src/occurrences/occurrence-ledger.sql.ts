@@ -32,3 +32,29 @@ export const ACTIVE_RUNS_BY_SCHEDULE = `
     FROM occurrences
    WHERE schedule_id = ANY($1::uuid[]) AND state IN ('QUEUED', 'RUNNING', 'RETRY_WAIT')
    GROUP BY schedule_id`;
+
+/**
+ * The relay's repair: QUEUED runs (not waiting behind another) older than $1 seconds whose job
+ * is gone (lost publish, a job that failed out of pg-boss). Publishing again is harmless:
+ * workers claim the run, not the message. Locked SKIP LOCKED so relays share the work.
+ */
+export const FIND_ORPHANED_QUEUED_RUNS = `
+  SELECT o.id, o.tenant_id
+    FROM occurrences o
+   WHERE o.state = 'QUEUED'
+     AND o.reason IS DISTINCT FROM 'waiting_for_previous'
+     AND o.created_at < now() - make_interval(secs => $1)
+     AND NOT EXISTS (
+       SELECT 1 FROM pgboss.job j
+        WHERE j.name = 'dueline-runs'
+          AND j.state IN ('created', 'retry', 'active')
+          AND j.data->>'runId' = o.id::text)
+   ORDER BY o.created_at
+   LIMIT $2
+   FOR UPDATE OF o SKIP LOCKED`;
+
+/** Age of the oldest run that is ready to go but not yet started: the outbox age. */
+export const OLDEST_QUEUED_AGE = `
+  SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age_seconds
+    FROM occurrences
+   WHERE state = 'QUEUED' AND reason IS NULL`;

@@ -3,7 +3,13 @@ import type { EntityManager } from 'typeorm';
 import { PgBossService } from '../queue/pg-boss.service';
 import { RunJob, RUNS_QUEUE } from '../queue/queue.constants';
 import { NewOccurrence } from './occurrence';
-import { ACTIVE_RUNS_BY_SCHEDULE, INSERT_OCCURRENCES } from './occurrence-ledger.sql';
+import {
+  ACTIVE_RUNS_BY_SCHEDULE,
+  FIND_ORPHANED_QUEUED_RUNS,
+  INSERT_OCCURRENCES,
+  OLDEST_QUEUED_AGE,
+} from './occurrence-ledger.sql';
+import { queryRows } from '../database/sql';
 
 export interface InsertedOccurrence {
   id: string;
@@ -72,5 +78,23 @@ export class OccurrenceLedger {
       runs.map((run) => ({ data: run, ...(startAfter ? { startAfter } : {}) })),
       { db: this.queue.transactionalDb(em) },
     );
+  }
+
+  /** Republishes QUEUED runs whose job is gone; returns how many (inside the caller's txn). */
+  async repairOrphans(em: EntityManager, minAgeSeconds: number, limit: number): Promise<number> {
+    const rows = await queryRows<{ id: string; tenant_id: string }>(em, FIND_ORPHANED_QUEUED_RUNS, [
+      minAgeSeconds,
+      limit,
+    ]);
+    await this.publish(
+      em,
+      rows.map((r) => ({ runId: r.id, tenantId: r.tenant_id })),
+    );
+    return rows.length;
+  }
+
+  async oldestQueuedAgeSeconds(em: EntityManager): Promise<number> {
+    const [row] = await queryRows<{ age_seconds: number }>(em, OLDEST_QUEUED_AGE);
+    return row?.age_seconds ?? 0;
   }
 }

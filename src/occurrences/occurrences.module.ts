@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { TenantsModule } from '../tenants/tenants.module';
 import { AttemptsModule } from '../attempts/attempts.module';
 import { ExecutionMetrics } from './execution-metrics';
 import { ExecutionSettings } from './execution-settings';
@@ -14,7 +15,7 @@ import { RunExecutionService } from './run-execution.service';
  * depends on it to cancel a cancelled schedule's runs).
  */
 @Module({
-  imports: [AttemptsModule],
+  imports: [AttemptsModule, TenantsModule],
   providers: [
     OccurrenceLedger,
     OccurrencesRepository,

@@ -4,6 +4,7 @@ import { AttemptsService } from '../attempts/attempts.service';
 import { retryDelayMs } from '../targets/http/outcome-classifier';
 import { ExecutionMetrics } from './execution-metrics';
 import { ExecutionSettings } from './execution-settings';
+import { DispatchBudget } from '../tenants/dispatch-budget';
 import { OccurrenceLedger } from './occurrence-ledger';
 import {
   ClaimDiagnosisRecord,
@@ -25,6 +26,7 @@ import {
 } from './run-transition';
 
 export const THROTTLED_REASON = 'throttled: tenant maxConcurrentRuns';
+export const RATE_LIMITED_REASON = 'throttled: tenant dispatchRatePerSecond';
 export const WAITING_FOR_PREVIOUS = 'waiting_for_previous';
 
 export interface ClaimOptions {
@@ -52,6 +54,7 @@ export class RunExecutionService {
     private readonly ledger: OccurrenceLedger,
     private readonly settings: ExecutionSettings,
     private readonly metrics: ExecutionMetrics,
+    private readonly budget: DispatchBudget,
   ) {}
 
   /**
@@ -68,9 +71,15 @@ export class RunExecutionService {
       await this.runs.lockTenantPermits(em, tenantId);
       let diagnosis: ClaimDiagnosisRecord | null = null;
       // Under the tenant lock permits only come back, so a second try settles any race.
+      // The rate budget is read first and spent only on success, all under the tenant lock.
+      const rateWaitMs = await this.budget.waitMs(em, tenantId);
       for (let round = 0; round < 2; round++) {
-        const claim = await this.runs.claim(em, runId, tenantId, workerId, this.settings.leaseMs);
+        const claim =
+          rateWaitMs > 0
+            ? null
+            : await this.runs.claim(em, runId, tenantId, workerId, this.settings.leaseMs);
         if (claim) {
+          await this.budget.spend(em, tenantId);
           await this.attempts.start(em, {
             runId,
             attemptNo: claim.attempt,
@@ -81,8 +90,10 @@ export class RunExecutionService {
           return { claimed: true, claim };
         }
         diagnosis = await this.runs.diagnoseClaim(em, runId, tenantId);
-        const reason = claimRefusal(diagnosis);
-        if (reason) return this.refuse(em, tenantId, runId, reason, diagnosis, options);
+        const reason = claimRefusal(diagnosis) ?? (rateWaitMs > 0 ? 'rate_limited' : null);
+        if (reason) {
+          return this.refuse(em, tenantId, runId, reason, diagnosis, options, rateWaitMs);
+        }
       }
       return this.refuse(em, tenantId, runId, 'contended', diagnosis, options);
     });
@@ -239,6 +250,7 @@ export class RunExecutionService {
     reason: ClaimRefusal,
     d: ClaimDiagnosisRecord | null,
     options: ClaimOptions,
+    rateWaitMs = 0,
   ): Promise<ClaimResult> {
     const refused = (requeuedInMs: number | null = null): ClaimResult => ({
       claimed: false,
@@ -291,6 +303,10 @@ export class RunExecutionService {
         if (d?.state === 'QUEUED')
           await this.runs.noteWaitingReason(em, runId, tenantId, THROTTLED_REASON);
         return requeue(shortly());
+      case 'rate_limited':
+        if (d?.state === 'QUEUED')
+          await this.runs.noteWaitingReason(em, runId, tenantId, RATE_LIMITED_REASON);
+        return requeue(rateWaitMs);
       case 'contended':
         return requeue(shortly());
     }

@@ -50,6 +50,8 @@ export type ClaimRefusal =
   | 'not_due'
   /** The tenant already has maxConcurrentRuns runs RUNNING. */
   | 'throttled'
+  /** The tenant's dispatchRatePerSecond is spent for now. */
+  | 'rate_limited'
   /** Another run of the schedule is RUNNING and the overlap policy does not allow two. */
   | 'overlap'
   /** The run changed while it was being claimed (a rare race): try again shortly. */

@@ -10,6 +10,7 @@ import {
   COUNT_LIVE_SCHEDULES,
   LOCK_SCHEDULE,
   LOCK_TENANT,
+  PRUNE_IDEMPOTENCY_KEYS,
   READ_IDEMPOTENCY_KEY,
 } from './schedules.sql';
 
@@ -109,6 +110,12 @@ export class SchedulesRepository {
         if (error instanceof QuotaRollback) return { kind: 'quota_exceeded' } as const;
         throw error;
       });
+  }
+
+  async pruneIdempotencyKeys(limit: number): Promise<number> {
+    const result: unknown = await this.dataSource.query(PRUNE_IDEMPOTENCY_KEYS, [limit]);
+    // DELETE answers [rows, rowCount] through TypeORM.
+    return Array.isArray(result) && typeof result[1] === 'number' ? result[1] : 0;
   }
 
   async findById(tenantId: string, id: string): Promise<Schedule | null> {

@@ -84,6 +84,11 @@ export class SchedulesService {
     }
   }
 
+  /** Forgets Idempotency-Keys older than 24 hours, at most `limit` per call. */
+  pruneIdempotencyKeys(limit: number): Promise<number> {
+    return this.schedules.pruneIdempotencyKeys(limit);
+  }
+
   async get(tenantId: string, id: string): Promise<Schedule> {
     const schedule = await this.schedules.findById(tenantId, id);
     if (!schedule) throw new NotFoundError('schedule', id);

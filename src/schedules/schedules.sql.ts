@@ -40,3 +40,11 @@ export const ADVANCE_SCHEDULES = `
   UPDATE schedules s SET next_due_at = x.next_due_at, status = x.status, updated_at = now()
     FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, revision int, next_due_at timestamptz, status text)
    WHERE s.id = x.id AND s.revision = x.revision`;
+
+/** Idempotency-Keys are kept 24 hours (the promise), then pruned in bounded batches. */
+export const PRUNE_IDEMPOTENCY_KEYS = `
+  DELETE FROM idempotency_keys
+   WHERE ctid IN (
+     SELECT ctid FROM idempotency_keys
+      WHERE created_at < now() - interval '24 hours'
+      LIMIT $1)`;

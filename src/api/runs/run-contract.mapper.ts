@@ -21,6 +21,7 @@ const CLAIM_REFUSALS: Record<Exclude<ClaimResult, { claimed: true }>['reason'], 
   exhausted: 'has no attempts or retry time left',
   not_due: 'is not due yet',
   throttled: "would exceed the tenant's maxConcurrentRuns",
+  rate_limited: "would exceed the tenant's dispatchRatePerSecond; retry shortly",
   overlap: 'would overlap a running run of its schedule',
   contended: 'changed while being claimed; try again',
 };

@@ -1,0 +1,60 @@
+import { randomUUID } from 'node:crypto';
+import { RelayService } from '../../src/relay/relay.service';
+import { ExecutionWorld, startExecutionWorld } from './execution.fixtures';
+
+describe('relay: outbox repair and housekeeping', () => {
+  let w: ExecutionWorld;
+  let relay: RelayService;
+
+  beforeAll(async () => {
+    w = await startExecutionWorld('api,relay');
+    relay = w.t.app.get(RelayService);
+  });
+  afterAll(() => w.close());
+
+  const jobsFor = async (runId: string): Promise<number> =>
+    (
+      await w.db.query(
+        `SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'dueline-runs' AND data->>'runId' = $1`,
+        [runId],
+      )
+    )[0].n;
+
+  it('republishes a QUEUED run whose job is gone, once, and leaves fresh runs alone', async () => {
+    const targetId = await w.createTarget();
+    const scheduleId = await w.createSchedule(targetId, { overlapPolicy: 'allow' });
+    const orphan = await w.insertRun(scheduleId, new Date(Date.now() - 60_000), { publish: false });
+    const fresh = await w.insertRun(scheduleId, new Date(Date.now() - 1_000), { publish: false });
+    await w.db.query(
+      `UPDATE occurrences SET created_at = now() - interval '2 minutes' WHERE id = $1`,
+      [orphan],
+    );
+    await relay.tick();
+    expect(await jobsFor(orphan)).toBe(1);
+    expect(await jobsFor(fresh)).toBe(0);
+    await relay.tick();
+    expect(await jobsFor(orphan)).toBe(1);
+    expect((await w.t.http.get('/metrics')).text).toMatch(/dueline_runs_republished_total 1\b/);
+  });
+
+  it('keeps Idempotency-Keys for 24 hours, then prunes them', async () => {
+    const keep = randomUUID();
+    const prune = randomUUID();
+    const scheduleId = await w.createSchedule(await w.createTarget());
+    for (const [key, age] of [
+      [keep, '23 hours'],
+      [prune, '25 hours'],
+    ]) {
+      await w.db.query(
+        `INSERT INTO idempotency_keys (tenant_id, key, request_sha256, schedule_id, created_at)
+         VALUES ($1, $2, '\\x00', $3, now() - $4::interval)`,
+        [w.tenant.id, key, scheduleId, age],
+      );
+    }
+    await relay.tick();
+    const left = await w.db.query(`SELECT key FROM idempotency_keys WHERE key = ANY($1)`, [
+      [keep, prune],
+    ]);
+    expect(left.map((r: { key: string }) => r.key)).toEqual([keep]);
+  });
+});
