@@ -129,10 +129,14 @@ export class SchedulesService {
         const definition = definitionChanged
           ? buildDefinition({ ...toInput(current), ...changes }, now)
           : current;
+        // Resuming an unchanged schedule picks up where the pause began: the instants missed
+        // while paused come due at once, and the poller applies the missed-run policy to them.
+        const resumed = current.status === 'paused' && status === 'active' && !definitionChanged;
+        const from = resumed ? current.updatedAt : now;
         return {
           definition,
           status,
-          nextDueAt: status === 'active' ? nextDueAfter(definition, now) : null,
+          nextDueAt: status === 'active' ? nextDueAfter(definition, from) : null,
         };
       },
       guard,

@@ -322,13 +322,27 @@ describe('poller: due-time discovery and durable dispatch', () => {
     }
   }, 90_000);
 
-  it('moves the shards of a poller that stops renewing to the others within a lease period', async () => {
-    const a = await startTestApp({ ROLES: 'poller', POLLER_LEASE_SECONDS: '2' });
+  it('a poller frozen past its lease loses its shards to another, then resumes: nothing twice, nothing lost', async () => {
+    const a = await startTestApp({ ROLES: 'api,poller', POLLER_LEASE_SECONDS: '2' });
     const b = await startTestApp(
       { ROLES: 'poller', POLLER_LEASE_SECONDS: '2' },
       { database: a.database },
     );
     try {
+      const db = a.app.get(DataSource);
+      const make = await tenantWithTarget(a);
+      const ids: string[] = [];
+      for (let i = 0; i < 20; i++) {
+        ids.push(
+          (
+            await make.createSchedule({
+              cron: '* * * * * *',
+              timezone: 'UTC',
+              overlapPolicy: 'allow',
+            })
+          ).id,
+        );
+      }
       const pa = a.app.get(PollerService);
       const pb = b.app.get(PollerService);
       await eventually(
@@ -338,19 +352,97 @@ describe('poller: due-time discovery and durable dispatch', () => {
         },
         { timeoutMs: 15_000 },
       );
-      // Freeze A without letting it hand its shards over (as a paused process would).
+      // Freeze A without handing its shards over, as a paused process would.
       pa['running'] = false;
       pa['signal']();
       await pa['loop'];
-      const startedWaiting = Date.now();
+      const frozenAt = Date.now();
       await eventually(() => expect(pb.ownedShards().length).toBe(SHARD_COUNT), {
         timeoutMs: 15_000,
       });
       // Within one lease period plus B's renewal cadence and A's presence expiry.
-      expect(Date.now() - startedWaiting).toBeLessThan(2 * 2000 + 2000);
+      expect(Date.now() - frozenAt).toBeLessThan(6000);
+      // A wakes up still believing it holds its old shards; its first round finds them lost.
+      pa['running'] = true;
+      pa['loop'] = pa['run']();
+      await eventually(() => expect(pa.ownedShards().length).toBe(64), { timeoutMs: 15_000 });
+      await b.close();
+      const seconds = await db.query(
+        `SELECT schedule_id, array_agg(extract(epoch FROM scheduled_at)::bigint ORDER BY scheduled_at) AS s
+           FROM occurrences WHERE schedule_id = ANY($1::uuid[]) GROUP BY schedule_id`,
+        [ids],
+      );
+      expect(seconds).toHaveLength(ids.length);
+      for (const { s } of seconds as Array<{ s: string[] }>) {
+        const list = s.map(Number);
+        expect(new Set(list).size).toBe(list.length);
+        expect(list[list.length - 1] - list[0] + 1).toBe(list.length);
+      }
+      const jobs = await jobsPerRun(db);
+      for (const [, n] of jobs) expect(n).toBe(1);
+      expect((await a.http.get('/metrics')).text).toMatch(/dueline_shard_lease_losses_total [1-9]/);
     } finally {
       await b.close();
       await a.close();
     }
-  }, 60_000);
+  }, 90_000);
+});
+
+describe('poller: pause and resume', () => {
+  let t: TestApp;
+  let db: DataSource;
+
+  beforeAll(async () => {
+    t = await startTestApp({ ROLES: 'api,poller', POLLER_LEASE_SECONDS: '3' });
+    db = t.app.get(DataSource);
+  });
+  afterAll(() => t.close());
+
+  it('pause stops new occurrences; resume applies the missed-run policy to the paused instants', async () => {
+    const make = await tenantWithTarget(t);
+    const schedule = await make.createSchedule({
+      cron: '* * * * * *',
+      timezone: 'UTC',
+      overlapPolicy: 'allow',
+      missedRunPolicy: 'latest',
+    });
+    const patch = (revision: number, body: object) =>
+      t.http
+        .patch(`/schedules/${schedule.id}`)
+        .set('Authorization', `Bearer ${make.tenant.apiKey}`)
+        .set('If-Match', String(revision))
+        .send(body);
+    await eventually(async () =>
+      expect(
+        (await db.query('SELECT 1 FROM occurrences WHERE schedule_id = $1', [schedule.id])).length,
+      ).toBeGreaterThan(0),
+    );
+    const paused = await patch(1, { status: 'paused' });
+    expect(paused.status).toBe(200);
+    const pausedAt = new Date(paused.body.updatedAt);
+    await new Promise((resolve) => setTimeout(resolve, 3200));
+    const during = await db.query(
+      'SELECT 1 FROM occurrences WHERE schedule_id = $1 AND created_at > $2',
+      [schedule.id, pausedAt],
+    );
+    expect(during).toEqual([]);
+    const resumed = await patch(2, { status: 'active' });
+    expect(resumed.status).toBe(200);
+    // The first run after the resume is the latest paused instant, with the others coalesced.
+    const [run] = await eventually(async () => {
+      const rows = await db.query(
+        `SELECT * FROM occurrences WHERE schedule_id = $1 AND revision = 3 AND state = 'QUEUED' ORDER BY scheduled_at LIMIT 1`,
+        [schedule.id],
+      );
+      expect(rows).toHaveLength(1);
+      return rows;
+    });
+    expect(run.coalesced_count).toBeGreaterThanOrEqual(2);
+    expect(new Date(run.coalesced_first).getTime()).toBeGreaterThan(pausedAt.getTime() - 1000);
+    const skipped = await db.query(
+      `SELECT count(*)::int AS n FROM occurrences WHERE schedule_id = $1 AND revision = 3 AND reason = 'coalesced'`,
+      [schedule.id],
+    );
+    expect(skipped[0].n).toBe(run.coalesced_count);
+  });
 });
