@@ -1,22 +1,39 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource, EntityManager, QueryResult } from 'typeorm';
 
 /**
- * Runs SQL and returns its rows whatever the command. TypeORM's Postgres driver answers UPDATE
- * and DELETE with `[rows, rowCount]` but other commands with the rows alone; this hides that.
+ * Runs SQL and returns TypeORM's structured result, whatever the command. (Plain `query()`
+ * answers UPDATE and DELETE with `[rows, rowCount]` but other commands with the rows alone.)
+ * Inside a transaction the statement runs on that transaction's connection.
  */
+export async function queryStructured(
+  db: DataSource | EntityManager,
+  sql: string,
+  params: unknown[] = [],
+): Promise<QueryResult> {
+  const manager = 'manager' in db ? db.manager : db;
+  const runner = manager.queryRunner ?? manager.connection.createQueryRunner();
+  try {
+    return await runner.query(sql, params, true);
+  } finally {
+    if (!manager.queryRunner) await runner.release();
+  }
+}
+
+/** The rows a statement returns (RETURNING included). */
 export async function queryRows<T = Record<string, unknown>>(
   db: DataSource | EntityManager,
   sql: string,
   params: unknown[] = [],
 ): Promise<T[]> {
-  const result: unknown = await db.query(sql, params);
-  if (
-    Array.isArray(result) &&
-    result.length === 2 &&
-    Array.isArray(result[0]) &&
-    typeof result[1] === 'number'
-  ) {
-    return result[0] as T[];
-  }
-  return result as T[];
+  return (await queryStructured(db, sql, params)).records as T[];
+}
+
+/** How many rows a statement changed. */
+export async function queryAffected(
+  db: DataSource | EntityManager,
+  sql: string,
+  params: unknown[] = [],
+): Promise<number> {
+  const result = await queryStructured(db, sql, params);
+  return result.affected ?? result.records.length;
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { queryAffected, queryRows } from '../database/sql';
 import { DataSource, EntityManager } from 'typeorm';
 import type { RunJob } from '../queue/queue.constants';
 import type { RunState } from './occurrence';
@@ -274,26 +275,12 @@ export class OccurrencesRepository {
     };
   }
 
-  /**
-   * Rows of any statement. Through a query runner in structured mode: for an UPDATE … RETURNING
-   * plain query() answers [rows, rowCount], not rows.
-   */
-  private async rows(sql: string, params: unknown[], em?: EntityManager): Promise<Row[]> {
-    return (await this.structured(sql, params, em)).records as Row[];
+  private rows(sql: string, params: unknown[], em?: EntityManager): Promise<Row[]> {
+    return queryRows<Row>(em ?? this.dataSource, sql, params);
   }
 
-  private async affected(sql: string, params: unknown[], em?: EntityManager): Promise<number> {
-    const result = await this.structured(sql, params, em);
-    return result.affected ?? result.records.length;
-  }
-
-  private async structured(sql: string, params: unknown[], em?: EntityManager) {
-    const runner = em?.queryRunner ?? this.dataSource.createQueryRunner();
-    try {
-      return await runner.query(sql, params, true);
-    } finally {
-      if (!em?.queryRunner) await runner.release();
-    }
+  private affected(sql: string, params: unknown[], em?: EntityManager): Promise<number> {
+    return queryAffected(em ?? this.dataSource, sql, params);
   }
 }
 

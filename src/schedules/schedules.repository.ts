@@ -1,3 +1,4 @@
+import { queryAffected } from '../database/sql';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
@@ -113,9 +114,7 @@ export class SchedulesRepository {
   }
 
   async pruneIdempotencyKeys(limit: number): Promise<number> {
-    const result: unknown = await this.dataSource.query(PRUNE_IDEMPOTENCY_KEYS, [limit]);
-    // DELETE answers [rows, rowCount] through TypeORM.
-    return Array.isArray(result) && typeof result[1] === 'number' ? result[1] : 0;
+    return queryAffected(this.dataSource, PRUNE_IDEMPOTENCY_KEYS, [limit]);
   }
 
   async findById(tenantId: string, id: string): Promise<Schedule | null> {

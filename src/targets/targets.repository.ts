@@ -1,3 +1,4 @@
+import { queryRows } from '../database/sql';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
@@ -134,11 +135,8 @@ export class TargetsRepository {
     return this.dataSource.transaction(async (em): Promise<DeleteOutcome> => {
       const locked: unknown[] = await em.query(LOCK_TARGET_FOR_DELETE, [tenantId, id]);
       if (locked.length === 0) return { kind: 'not_found' };
-      // Structured result: for an UPDATE, plain query() answers [rows, rowCount], not rows.
-      const runner = em.queryRunner;
-      if (!runner) throw new Error('a transaction always has a query runner');
-      const deleted = await runner.query(SOFT_DELETE_UNUSED_TARGET, [tenantId, id], true);
-      if (deleted.records.length > 0) return { kind: 'deleted' };
+      const deleted = await queryRows(em, SOFT_DELETE_UNUSED_TARGET, [tenantId, id]);
+      if (deleted.length > 0) return { kind: 'deleted' };
       // We hold the row lock, so the target still exists: only its schedules kept it alive.
       const [{ n }]: { n: number }[] = await em.query(COUNT_SCHEDULES_USING_TARGET, [tenantId, id]);
       return { kind: 'in_use', schedules: n };
