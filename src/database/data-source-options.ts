@@ -6,7 +6,7 @@ import { MIGRATIONS } from '../../migrations';
  * One definition of how we talk to Postgres, shared by the app, the migration command and the
  * tests. The schema only ever changes through reviewed migrations (synchronize stays off).
  */
-export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions {
+export function dataSourceOptions(url: string, poolSize = 20): DataSourceOptions {
   return {
     type: 'postgres',
     url,

@@ -21,7 +21,7 @@ export class ExecutionSettings {
   /** A throttled run's job comes back after this long, plus up to as much again in jitter. */
   throttledRetryMs = 1_000;
   /** Built-in worker: runs executed at once per process. */
-  workerConcurrency = 10;
+  workerConcurrency = 50;
   /** Built-in worker: queue poll intervals (seconds); NOTIFY wakes it sooner for new jobs. */
   workerPollingIntervalSeconds = 1;
   workerNotifyPollingIntervalSeconds = 2;

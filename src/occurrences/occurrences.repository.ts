@@ -19,6 +19,7 @@ import {
   LOCK_HELD_RUN,
   LOCK_SCHEDULE_SHARED,
   LOCK_SCHEDULE_FOR_TRIGGER,
+  LOCK_SCHEDULE_OF_RUN,
   LOCK_TENANT_PERMITS,
   NEXT_WAITING_RUN,
   NOTE_WAITING_REASON,
@@ -73,6 +74,10 @@ export class OccurrencesRepository {
 
   async lockTenantPermits(em: EntityManager, tenantId: string): Promise<void> {
     await em.query(LOCK_TENANT_PERMITS, [tenantId]);
+  }
+
+  async lockScheduleOfRun(em: EntityManager, runId: string, tenantId: string): Promise<void> {
+    await em.query(LOCK_SCHEDULE_OF_RUN, [runId, tenantId]);
   }
 
   async claim(

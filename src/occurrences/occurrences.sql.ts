@@ -6,15 +6,24 @@
  */
 
 /**
- * Serialises, per tenant, everything that takes or gives back a run permit (claims, completions,
- * lease expiries). The claim's count of RUNNING runs is only a limit if no other claim of the
- * tenant can commit between that count and its own commit; and a completion that hands a
- * buffered run its job must not miss a run a concurrent claim is just marking as waiting.
- * Advisory rather than a row lock on tenants, so quota edits and schedule creation never wait on
- * dispatch. Always taken before any run row lock (lock order: tenant, then run).
+ * Serialises, per tenant, everything that takes a run permit (claims) or reclaims one (lease
+ * expiries). The claim's count of RUNNING runs is only a limit if no other claim of the tenant
+ * can commit between that count and its own commit. Completions only give permits back, which
+ * cannot break the limit, so they do not take it: that keeps one busy tenant's completions from
+ * queueing behind its claims. Advisory rather than a row lock on tenants, so quota edits and
+ * schedule creation never wait on dispatch. Lock order: tenant, then schedule, then run.
  */
 export const LOCK_TENANT_PERMITS = `
   SELECT pg_advisory_xact_lock(hashtextextended('dueline.run-permits:' || $1::text, 0))`;
+
+/**
+ * Serialises, per schedule, a claim that marks a run as waiting behind a running one
+ * (`buffer_one`) and the completion that hands the next waiting run its job, so a waiting run
+ * can never be marked after the completion has looked for it. $1 run, $2 tenant.
+ */
+export const LOCK_SCHEDULE_OF_RUN = `
+  SELECT pg_advisory_xact_lock(hashtextextended('dueline.schedule-runs:' || schedule_id::text, 0))
+    FROM occurrences WHERE id = $1 AND tenant_id = $2`;
 
 /**
  * The claim: receipt of a job is not ownership, this UPDATE is. It succeeds only if, by the

@@ -69,6 +69,7 @@ export class RunExecutionService {
   ): Promise<ClaimResult> {
     const result = await this.runs.transaction(async (em): Promise<ClaimResult> => {
       await this.runs.lockTenantPermits(em, tenantId);
+      await this.runs.lockScheduleOfRun(em, runId, tenantId);
       let diagnosis: ClaimDiagnosisRecord | null = null;
       // Under the tenant lock permits only come back, so a second try settles any race.
       // The rate budget is read first and spent only on success, all under the tenant lock.
@@ -132,7 +133,7 @@ export class RunExecutionService {
     report: AttemptReport,
   ): Promise<CompletionResult> {
     const outcome = await this.runs.transaction(async (em) => {
-      await this.runs.lockTenantPermits(em, tenantId);
+      await this.runs.lockScheduleOfRun(em, runId, tenantId);
       const held = await this.runs.lockHeld(em, runId, tenantId, fencingToken);
       if (!held) {
         const current = await this.runs.findById(tenantId, runId, em);

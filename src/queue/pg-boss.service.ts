@@ -23,7 +23,7 @@ export class PgBossService implements OnModuleInit, OnApplicationShutdown {
       connectionString: config.databaseUrl ?? undefined,
       schema: PGBOSS_SCHEMA,
       application_name: 'dueline-queue',
-      max: 5,
+      max: 10,
       // pg-boss's own cron is not our engine; our relay repairs runs, so its supervisor is
       // only needed where jobs are executed or relayed.
       schedule: false,
