@@ -20,10 +20,11 @@ export class ExecutionSettings {
   sweepTenantsPerTick = 20;
   /** A throttled run's job comes back after this long, plus up to as much again in jitter. */
   throttledRetryMs = 1_000;
-  /** Built-in worker: runs executed at once per process. */
+  /** Built-in worker: runs executed at once per process, fetched in batches of this size. */
   workerConcurrency = 50;
+  workerBatchSize = 10;
   /** Built-in worker: queue poll intervals (seconds); NOTIFY wakes it sooner for new jobs. */
-  workerPollingIntervalSeconds = 1;
+  workerPollingIntervalSeconds = 0.5;
   workerNotifyPollingIntervalSeconds = 2;
   /** How many times a completion is retried when the database is briefly unreachable. */
   completionRetries = 6;

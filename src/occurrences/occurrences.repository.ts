@@ -20,6 +20,7 @@ import {
   LOCK_SCHEDULE_SHARED,
   LOCK_SCHEDULE_FOR_TRIGGER,
   LOCK_SCHEDULE_OF_RUN,
+  LOCK_TENANT_AND_SCHEDULE_OF_RUN,
   LOCK_TENANT_PERMITS,
   NEXT_WAITING_RUN,
   NOTE_WAITING_REASON,
@@ -74,6 +75,13 @@ export class OccurrencesRepository {
 
   async lockTenantPermits(em: EntityManager, tenantId: string): Promise<void> {
     await em.query(LOCK_TENANT_PERMITS, [tenantId]);
+  }
+
+  /** The claim's locks: the tenant's permits, then the run's schedule (one round trip). */
+  async lockForClaim(em: EntityManager, runId: string, tenantId: string): Promise<void> {
+    const [row] = await this.rows(LOCK_TENANT_AND_SCHEDULE_OF_RUN, [runId, tenantId], em);
+    // An unknown run locks nothing here; the claim then finds nothing to claim either.
+    if (!row) await this.lockTenantPermits(em, tenantId);
   }
 
   async lockScheduleOfRun(em: EntityManager, runId: string, tenantId: string): Promise<void> {

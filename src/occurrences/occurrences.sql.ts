@@ -21,6 +21,12 @@ export const LOCK_TENANT_PERMITS = `
  * (`buffer_one`) and the completion that hands the next waiting run its job, so a waiting run
  * can never be marked after the completion has looked for it. $1 run, $2 tenant.
  */
+/** Both locks of a claim in one round trip, in lock order (tenant, then schedule). */
+export const LOCK_TENANT_AND_SCHEDULE_OF_RUN = `
+  SELECT pg_advisory_xact_lock(hashtextextended('dueline.run-permits:' || $2::uuid::text, 0)),
+         pg_advisory_xact_lock(hashtextextended('dueline.schedule-runs:' || schedule_id::text, 0))
+    FROM occurrences WHERE id = $1 AND tenant_id = $2::uuid`;
+
 export const LOCK_SCHEDULE_OF_RUN = `
   SELECT pg_advisory_xact_lock(hashtextextended('dueline.schedule-runs:' || schedule_id::text, 0))
     FROM occurrences WHERE id = $1 AND tenant_id = $2`;

@@ -68,8 +68,7 @@ export class RunExecutionService {
     options: ClaimOptions = {},
   ): Promise<ClaimResult> {
     const result = await this.runs.transaction(async (em): Promise<ClaimResult> => {
-      await this.runs.lockTenantPermits(em, tenantId);
-      await this.runs.lockScheduleOfRun(em, runId, tenantId);
+      await this.runs.lockForClaim(em, runId, tenantId);
       let diagnosis: ClaimDiagnosisRecord | null = null;
       // Under the tenant lock permits only come back, so a second try settles any race.
       // The rate budget is read first and spent only on success, all under the tenant lock.

@@ -8,8 +8,12 @@ import { BUDGET_WAIT_MS, OPEN_BUDGET, SPEND_TOKEN } from './dispatch-budget.sql'
 export class DispatchBudget {
   /** How long until the tenant may start another attempt (0: now). */
   async waitMs(em: EntityManager, tenantId: string): Promise<number> {
-    await em.query(OPEN_BUDGET, [tenantId]);
-    const [row] = await queryRows<{ wait_ms: number }>(em, BUDGET_WAIT_MS, [tenantId]);
+    let [row] = await queryRows<{ wait_ms: number }>(em, BUDGET_WAIT_MS, [tenantId]);
+    if (!row) {
+      // First dispatch of this tenant: open its bucket (once), full.
+      await em.query(OPEN_BUDGET, [tenantId]);
+      [row] = await queryRows<{ wait_ms: number }>(em, BUDGET_WAIT_MS, [tenantId]);
+    }
     return row ? Math.ceil(row.wait_ms) : 0;
   }
 

@@ -33,16 +33,25 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     this.workId = await this.queue.boss.work<RunJob>(
       RUNS_QUEUE,
       {
-        batchSize: 1,
-        localConcurrency: this.settings.workerConcurrency,
+        // pg-boss sleeps a polling interval after every fetch unless the fetch came back full
+        // (burstWhenBatchFull, which needs batchSize > 1): fetch batches and run each batch's
+        // jobs at once, so a backlog drains continuously instead of one job per loop per poll.
+        batchSize: this.settings.workerBatchSize,
+        localConcurrency: Math.max(
+          1,
+          Math.ceil(this.settings.workerConcurrency / this.settings.workerBatchSize),
+        ),
+        burstWhenBatchFull: true,
         pollingIntervalSeconds: this.settings.workerPollingIntervalSeconds,
         notifyPollingIntervalSeconds: this.settings.workerNotifyPollingIntervalSeconds,
       },
       async (jobs) => {
-        for (const job of jobs) {
-          const { wakeInMs } = await this.executor.execute(job);
-          if (wakeInMs !== null) this.wakeIn(wakeInMs);
-        }
+        await Promise.all(
+          jobs.map(async (job) => {
+            const { wakeInMs } = await this.executor.execute(job);
+            if (wakeInMs !== null) this.wakeIn(wakeInMs);
+          }),
+        );
       },
     );
     this.metrics.roleActive.set({ role: 'worker' }, 1);
