@@ -1,0 +1,115 @@
+import type { BenchFlags } from './context';
+
+export const SCENARIOS = ['steady', 'burst', 'scale', 'replicas', 'peers', 'ceiling'] as const;
+export type ScenarioName = (typeof SCENARIOS)[number];
+
+/** With no scenario named: what finishes in under ~10 minutes on 2 cores. */
+export const DEFAULT_SET: ScenarioName[] = ['steady', 'burst', 'peers', 'ceiling'];
+export const DEFAULT_SET_SECONDS = 20;
+
+export const USAGE = `Usage: npm run bench -- [scenario ...] [flags]
+
+Scenarios (default: ${DEFAULT_SET.join(' ')}, steady shortened to ${DEFAULT_SET_SECONDS} s per rate):
+  steady     6-field cron schedules + one-time jobs at --rate occurrences/s for --seconds
+  burst      --burst N one-time jobs due at the same instant (10,000; --big adds 100,000)
+  scale      the --scale-rate load with 10,000 and then --schedules (1,000,000) other schedules
+  replicas   the first --rate on api | poller,relay | worker | worker; one worker SIGKILLed
+  peers      pg-boss schedule() and BullMQ job schedulers firing the same once-a-minute schedules
+  ceiling    the same per-occurrence database work as bare batched SQL
+  all        every scenario above with its full defaults (about 30-40 minutes)
+
+Flags:
+  --rate 200,1000         steady rates (occurrences/s)          --seconds 60   steady window
+  --tenants 4             tenants the load is spread over
+  --via-api               steady/scale/replicas: create the load through the API (cron
+                          schedules up front, one-time jobs 5 s ahead while the window runs)
+                          instead of seeding it with SQL before the window
+  --burst 10000 / --big   burst size(s)
+  --schedules 1000000     scale: background schedules           --scale-rate 50
+  --peer-schedules 100    peers: schedules per system           --peer-minutes 2
+  --ceiling-seconds 10    ceiling: seconds per concurrency level
+
+Runs against DATABASE_URL when set, else an embedded PostgreSQL in a temp directory; every
+scenario gets a fresh database. Results: bench/results/<timestamp>.json and .md.`;
+
+export interface ParsedArgs {
+  scenarios: ScenarioName[];
+  flags: BenchFlags;
+  help: boolean;
+}
+
+export function parseArgs(argv: readonly string[]): ParsedArgs {
+  const named: string[] = [];
+  const values = new Map<string, string>();
+  const switches = new Set<string>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (!arg.startsWith('--')) {
+      named.push(arg);
+      continue;
+    }
+    const [name, inline] = arg.slice(2).split('=', 2);
+    if (name === 'big' || name === 'help' || name === 'via-api') switches.add(name);
+    else if (inline !== undefined) values.set(name, inline);
+    else if (i + 1 < argv.length) values.set(name, argv[++i]);
+    else throw new Error(`--${name} needs a value`);
+  }
+  const known = new Set([
+    'rate',
+    'seconds',
+    'tenants',
+    'burst',
+    'schedules',
+    'scale-rate',
+    'peer-schedules',
+    'peer-minutes',
+    'ceiling-seconds',
+  ]);
+  for (const name of values.keys()) if (!known.has(name)) throw new Error(`unknown flag --${name}`);
+
+  let scenarios: ScenarioName[];
+  const isDefault = named.length === 0;
+  if (isDefault) scenarios = [...DEFAULT_SET];
+  else if (named.includes('all')) scenarios = [...SCENARIOS];
+  else {
+    for (const n of named) {
+      if (!(SCENARIOS as readonly string[]).includes(n)) throw new Error(`unknown scenario "${n}"`);
+    }
+    scenarios = named as ScenarioName[];
+  }
+  const list = (name: string, fallback: number[]) =>
+    values.has(name)
+      ? values
+          .get(name)!
+          .split(',')
+          .map((v) => positive(name, v))
+      : fallback;
+  const one = (name: string, fallback: number) =>
+    values.has(name) ? positive(name, values.get(name)!) : fallback;
+
+  const burst = list('burst', [10_000]);
+  if (switches.has('big') && !burst.includes(100_000)) burst.push(100_000);
+  return {
+    scenarios,
+    help: switches.has('help'),
+    flags: {
+      rates: list('rate', [200, 1000]),
+      seconds: one('seconds', isDefault ? DEFAULT_SET_SECONDS : 60),
+      viaApi: switches.has('via-api'),
+      tenants: one('tenants', 4),
+      burst,
+      scaleSchedules: one('schedules', 1_000_000),
+      scaleRate: one('scale-rate', 50),
+      peerSchedules: one('peer-schedules', 100),
+      peerMinutes: one('peer-minutes', 2),
+      ceilingSeconds: one('ceiling-seconds', 10),
+    },
+  };
+}
+
+function positive(name: string, raw: string): number {
+  const value = Number(raw.replace(/_/g, ''));
+  if (!Number.isInteger(value) || value <= 0)
+    throw new Error(`--${name}: "${raw}" is not a positive integer`);
+  return value;
+}

@@ -1,0 +1,53 @@
+import type { DeliveryStats } from './analysis';
+import type { PgServer } from './postgres';
+import type { ResourceUsage } from './resources';
+import type { Sink } from './sink';
+
+/** What every scenario gets: the Postgres server, the sink, and the parsed flags. */
+export interface BenchContext {
+  pg: PgServer;
+  sink: Sink;
+  flags: BenchFlags;
+}
+
+export interface BenchFlags {
+  /** Steady rates to run (occurrences/s). */
+  rates: number[];
+  /** Length of each steady window, seconds. */
+  seconds: number;
+  /** Create the steady load through the API (cron up front, one-time jobs as it runs). */
+  viaApi: boolean;
+  /** Tenants the load is spread over. */
+  tenants: number;
+  /** Burst sizes. */
+  burst: number[];
+  /** Background schedules for the scale scenario (the comparison point is 10,000). */
+  scaleSchedules: number;
+  /** Rate of the due load in the scale scenario, occurrences/s. */
+  scaleRate: number;
+  /** Peers: schedules per system and minute boundaries measured. */
+  peerSchedules: number;
+  peerMinutes: number;
+  /** Ceiling: seconds per run and concurrent loops. */
+  ceilingSeconds: number;
+}
+
+/** One row of the final table. */
+export interface ScenarioResult {
+  scenario: string;
+  /** Which system ran it: dueline, or a peer. */
+  system: string;
+  label: string;
+  params: Record<string, unknown>;
+  delivery: DeliveryStats | null;
+  resources: ResourceUsage | null;
+  /** Scenario-specific figures (burst completion time, ceiling rate, …). */
+  extra: Record<string, unknown>;
+  notes: string[];
+}
+
+export interface TargetCheck {
+  target: string;
+  pass: boolean;
+  measured: string;
+}

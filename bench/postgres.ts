@@ -1,0 +1,110 @@
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
+import { runMigrations } from '../src/database/migrate';
+
+export interface BenchDatabase {
+  name: string;
+  url: string;
+  drop(): Promise<void>;
+}
+
+/**
+ * The Postgres every scenario runs on: DATABASE_URL's server when set, else an embedded one in a
+ * temporary directory (removed at the end). Each scenario gets a fresh, migrated database on it.
+ */
+export class PgServer {
+  private constructor(
+    readonly url: string,
+    readonly kind: 'embedded' | 'external',
+    /** The postmaster, when it runs on this machine and we can find it; null otherwise. */
+    readonly postmasterPid: number | null,
+    readonly version: string,
+    private readonly cleanup: () => Promise<void>,
+  ) {}
+
+  static async start(log: (line: string) => void): Promise<PgServer> {
+    const external = process.env.DATABASE_URL?.trim();
+    if (external) {
+      const dataDir = await scalar(external, `SELECT current_setting('data_directory')`).catch(
+        () => null,
+      );
+      const pid = dataDir ? postmasterPidIn(dataDir) : null;
+      const version = await scalar(external, `SELECT version()`);
+      log(`postgres: DATABASE_URL (${version.split(' on ')[0]}; postmaster pid ${pid ?? 'n/a'})`);
+      return new PgServer(external, 'external', pid, version, async () => undefined);
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'dueline-bench-'));
+    chmodSync(dir, 0o755); // as root the server runs as `postgres` and must reach its directory
+    log(`postgres: starting an embedded server in ${dir}`);
+    const embedded = await startEmbeddedPostgres({ dataDir: dir, log: () => undefined });
+    // On Ctrl-C the embedded-postgres package stops the server and exits on its own; the
+    // directory must still go.
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    const pid = postmasterPidIn(join(dir, 'pg'));
+    const version = await scalar(embedded.url, `SELECT version()`);
+    log(`postgres: embedded ${version.split(' on ')[0]} (postmaster pid ${pid ?? 'n/a'})`);
+    return new PgServer(embedded.url, 'embedded', pid, version, async () => {
+      await embedded.stop();
+      rmSync(dir, { recursive: true, force: true });
+    });
+  }
+
+  /** CREATE DATABASE, then our migrations (which also install pg-boss's schema). */
+  async freshDatabase(label: string): Promise<BenchDatabase> {
+    const name = `dueline_bench_${label.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${Date.now()}`;
+    await this.admin(`CREATE DATABASE ${name}`);
+    const url = withDatabase(this.url, name);
+    await runMigrations(url);
+    return {
+      name,
+      url,
+      drop: () => this.admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+    };
+  }
+
+  async stop(): Promise<void> {
+    await this.cleanup();
+  }
+
+  private async admin(sql: string): Promise<void> {
+    const client = new Client({ connectionString: this.url });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  }
+}
+
+export function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+async function scalar(url: string, sql: string): Promise<string> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ value: string }>(`SELECT (${sql}) AS value`);
+    return String(rows[0].value);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The first line of postmaster.pid is the postmaster's pid (readable when we run as root). */
+function postmasterPidIn(dataDir: string): number | null {
+  const file = join(dataDir, 'postmaster.pid');
+  try {
+    if (!existsSync(file)) return null;
+    const pid = Number(readFileSync(file, 'utf8').split('\n')[0]);
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}

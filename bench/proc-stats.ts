@@ -1,0 +1,107 @@
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+
+/**
+ * CPU time and memory of processes, read from /proc (Linux only). CPU comes from
+ * /proc/<pid>/stat (utime, stime, and for Postgres's postmaster also cutime/cstime, the time of
+ * backends it has already reaped, so short-lived connections are not missed); memory from
+ * /proc/<pid>/status (VmHWM, the peak resident set) and /proc/<pid>/smaps_rollup (PSS, which
+ * splits shared buffers fairly between Postgres processes instead of counting them N times).
+ */
+
+const CLOCK_TICKS = readClockTicks();
+
+function readClockTicks(): number {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+}
+
+export interface CpuTimes {
+  /** utime + stime of the process itself, seconds. */
+  self: number;
+  /** cutime + cstime: reaped children, seconds. */
+  children: number;
+  ppid: number;
+}
+
+export function cpuTimes(pid: number): CpuTimes | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may contain spaces; everything after its closing paren is fixed.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // fields[0] is field 3 (state): utime is field 14, i.e. fields[11].
+    const ticks = (i: number) => Number(fields[i]);
+    return {
+      self: (ticks(11) + ticks(12)) / CLOCK_TICKS,
+      children: (ticks(13) + ticks(14)) / CLOCK_TICKS,
+      ppid: Number(fields[1]),
+    };
+  } catch {
+    return null; // the process is gone
+  }
+}
+
+/** Peak resident set (VmHWM) in MiB, or null when the process is gone. */
+export function peakRssMb(pid: number): number | null {
+  return statusField(pid, 'VmHWM');
+}
+
+export function rssMb(pid: number): number | null {
+  return statusField(pid, 'VmRSS');
+}
+
+function statusField(pid: number, name: string): number | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const match = new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status);
+    return match ? Number(match[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Proportional set size in MiB (shared pages divided among the processes sharing them). */
+export function pssMb(pid: number): number | null {
+  try {
+    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    const match = /^Pss:\s+(\d+) kB/m.exec(rollup);
+    return match ? Number(match[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Direct children of a process (Postgres backends and auxiliary processes of a postmaster). */
+export function childrenOf(parent: number): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const times = cpuTimes(Number(entry));
+    if (times?.ppid === parent) pids.push(Number(entry));
+  }
+  return pids;
+}
+
+/**
+ * Total CPU seconds ever spent by a postmaster and its backends: its own time, its reaped
+ * children's, and the live children's. Differences of two readings are the work in between.
+ */
+export function postgresCpuSeconds(postmaster: number): number | null {
+  const root = cpuTimes(postmaster);
+  if (!root) return null;
+  let total = root.self + root.children;
+  for (const pid of childrenOf(postmaster)) total += cpuTimes(pid)?.self ?? 0;
+  return total;
+}
+
+/** Sum of PSS over a postmaster and its children, MiB. */
+export function postgresPssMb(postmaster: number): number | null {
+  const root = pssMb(postmaster);
+  if (root === null) return null;
+  let total = root;
+  for (const pid of childrenOf(postmaster)) total += pssMb(pid) ?? 0;
+  return total;
+}

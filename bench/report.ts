@@ -1,0 +1,224 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import type { ScenarioResult, TargetCheck } from './context';
+
+export interface Machine {
+  nproc: number;
+  cpuModel: string;
+  memoryGiB: number;
+  node: string;
+  postgres: string;
+  redis: string | null;
+}
+
+export function describeMachine(postgresVersion: string): Machine {
+  const model = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'));
+  let redis: string | null;
+  try {
+    redis = execFileSync('redis-server', ['--version'], { encoding: 'utf8' }).trim();
+  } catch {
+    redis = null;
+  }
+  return {
+    nproc: cpus().length,
+    cpuModel: model ? model[1].trim() : (cpus()[0]?.model ?? 'unknown'),
+    memoryGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
+    node: process.version,
+    postgres: postgresVersion.split(' on ')[0],
+    redis,
+  };
+}
+
+const ms = (v: number | undefined | null) =>
+  v === undefined || v === null
+    ? '-'
+    : v >= 1000
+      ? `${(v / 1000).toFixed(2)} s`
+      : `${v.toFixed(1)} ms`;
+const num = (v: number | undefined | null) => (v === undefined || v === null ? '-' : String(v));
+
+/**
+ * The best dispatch rate dueline showed in this run, and where: a burst's drain rate when a burst
+ * ran (the purest throughput figure), else the best steady-type rate.
+ */
+export function oursBest(
+  results: readonly ScenarioResult[],
+): { perSecond: number; from: string } | null {
+  const ours = results.filter(
+    (r) => r.system === 'dueline' && r.delivery && r.scenario !== 'peers',
+  );
+  const bursts = ours.filter((r) => r.scenario === 'burst');
+  const pool = bursts.length > 0 ? bursts : ours;
+  let best: { perSecond: number; from: string } | null = null;
+  for (const r of pool) {
+    const rate = r.delivery!.achievedPerSecond;
+    if (!best || rate > best.perSecond) best = { perSecond: rate, from: r.label };
+  }
+  return best;
+}
+
+/** Pass/fail for every target of the issue whose scenario ran. */
+export function checkTargets(results: readonly ScenarioResult[]): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  const ours = results.filter((r) => r.system === 'dueline' && r.delivery);
+  if (ours.length > 0) {
+    const bad = ours.filter(
+      (r) => r.delivery!.early > 0 || r.delivery!.duplicates > 0 || r.delivery!.lost > 0,
+    );
+    checks.push({
+      target: '0 early, 0 duplicates, 0 lost in every scenario',
+      pass: bad.length === 0,
+      measured: bad.length
+        ? bad
+            .map(
+              (r) =>
+                `${r.label}: early ${r.delivery!.early}, dup ${r.delivery!.duplicates}, lost ${r.delivery!.lost}`,
+            )
+            .join('; ')
+        : `${ours.length} scenario run(s) clean`,
+    });
+  }
+  for (const [rate, limit] of [
+    [200, 100],
+    [1000, 1000],
+  ] as const) {
+    const row = ours.find((r) => r.scenario === 'steady' && r.params.rate === rate);
+    if (!row) continue;
+    const p99 = row.delivery!.lagMs?.p99 ?? Infinity;
+    checks.push({
+      target: `steady ${rate}/s: p99 lag ≤ ${ms(limit)}`,
+      pass: p99 <= limit && row.delivery!.undelivered === 0,
+      measured:
+        `p99 ${ms(p99)}` +
+        (row.delivery!.undelivered
+          ? `, ${row.delivery!.undelivered} not delivered within the drain`
+          : ''),
+    });
+  }
+  const burst = ours.find((r) => r.scenario === 'burst' && r.params.size === 10_000);
+  if (burst) {
+    const within = burst.extra.allDispatchedWithinMs as number | null;
+    checks.push({
+      target: '10,000 burst fully dispatched within 10 s',
+      pass: within !== null && within <= 10_000,
+      measured:
+        within === null
+          ? `${burst.delivery!.undelivered} not delivered within the drain`
+          : `last one after ${ms(within)}`,
+    });
+  }
+  const scale = ours.filter((r) => r.scenario === 'scale');
+  const small = scale.find((r) => r.params.backgroundSchedules === 10_000);
+  const big = scale.find((r) => (r.params.backgroundSchedules as number) > 10_000);
+  if (small && big) {
+    const a = small.delivery!.lagMs?.p99 ?? Infinity;
+    const b = big.delivery!.lagMs?.p99 ?? Infinity;
+    checks.push({
+      target: `${(big.params.backgroundSchedules as number).toLocaleString('en')} schedules: p99 within 20% of the 10,000 figure`,
+      pass: b <= a * 1.2,
+      measured: `p99 ${ms(b)} vs ${ms(a)} (${((b / a - 1) * 100).toFixed(0)}%)`,
+    });
+    const rss = big.resources?.service.peakRssMb ?? Infinity;
+    checks.push({
+      target: `${(big.params.backgroundSchedules as number).toLocaleString('en')} schedules: service RSS ≤ 300 MB`,
+      pass: rss <= 300,
+      measured: `peak RSS ${rss} MB (largest replica)`,
+    });
+  }
+  const ceiling = results.find((r) => r.scenario === 'ceiling');
+  const best = oursBest(results);
+  if (ceiling && best) {
+    const top = ceiling.extra.ceilingPerSecond as number;
+    const share = (best.perSecond / top) * 100;
+    checks.push({
+      target: '≥ 50% of the SQL ceiling',
+      pass: share >= 50,
+      measured: `${best.perSecond}/s (${best.from}) = ${share.toFixed(1)}% of ${top}/s`,
+    });
+  }
+  return checks;
+}
+
+/** The results as Markdown tables (printed at the end and written next to the JSON). */
+export function renderMarkdown(
+  results: readonly ScenarioResult[],
+  checks: readonly TargetCheck[],
+): string {
+  const lines: string[] = [];
+  const main = results.filter((r) => r.delivery && r.scenario !== 'peers');
+  if (main.length > 0) {
+    lines.push(
+      '| scenario | expected | delivered | late (pending) | lost | early | dup | lag p50 | p95 | p99 | max | occ/s | service CPU s | service peak RSS MB | Postgres CPU s | Postgres peak PSS MB |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    );
+    for (const r of main) {
+      const d = r.delivery!;
+      lines.push(
+        `| ${r.label} | ${d.expected} | ${d.delivered} | ${num(d.pending)} | ${d.lost} | ${d.early} | ` +
+          `${d.duplicates} | ${ms(d.lagMs?.p50)} | ` +
+          `${ms(d.lagMs?.p95)} | ${ms(d.lagMs?.p99)} | ${ms(d.lagMs?.max)} | ${d.achievedPerSecond} | ` +
+          `${num(r.resources?.service.cpuSeconds)} | ${num(r.resources?.service.peakRssMb)} | ` +
+          `${num(r.resources?.postgres.cpuSeconds)} | ${num(r.resources?.postgres.peakPssMb)} |`,
+      );
+    }
+  }
+  const peers = results.filter((r) => r.scenario === 'peers');
+  if (peers.length > 0) {
+    const ours = peers.find((r) => r.system === 'dueline')?.delivery;
+    const ratio = (v: number | undefined, base: number | undefined) =>
+      v === undefined || base === undefined || base === 0 ? '-' : `${(v / base).toFixed(1)}×`;
+    lines.push(
+      '',
+      '| peer (same schedules, same Postgres/Redis/sink) | expected | delivered | lost | early | dup | lag p50 | p99 | max | p50 vs ours | p99 vs ours | runner CPU s | runner peak RSS MB |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    );
+    for (const r of peers) {
+      const d = r.delivery!;
+      lines.push(
+        `| ${r.system} | ${d.expected} | ${d.delivered} | ${d.lost} | ${d.early} | ${d.duplicates} | ${ms(d.lagMs?.p50)} | ` +
+          `${ms(d.lagMs?.p99)} | ${ms(d.lagMs?.max)} | ${ratio(d.lagMs?.p50, ours?.lagMs?.p50)} | ` +
+          `${ratio(d.lagMs?.p99, ours?.lagMs?.p99)} | ${num(r.resources?.service.cpuSeconds)} | ` +
+          `${num(r.resources?.service.peakRssMb)} |`,
+      );
+    }
+    for (const r of peers)
+      if (r.extra.settings) lines.push('', `${r.system}: ${String(r.extra.settings)}`);
+  }
+  const ceiling = results.find((r) => r.scenario === 'ceiling');
+  if (ceiling) {
+    const best = oursBest(results);
+    const top = ceiling.extra.ceilingPerSecond as number;
+    const levels = ceiling.extra.levels as Array<{ concurrency: number; perSecond: number }>;
+    lines.push(
+      '',
+      `SQL ceiling: ${top} occurrences/s (${levels.map((l) => `${l.concurrency} loops: ${l.perSecond}/s`).join(', ')})` +
+        (best
+          ? `; dueline ${best.perSecond}/s (${best.from}) = ${((best.perSecond / top) * 100).toFixed(1)}%`
+          : ''),
+    );
+  }
+  if (checks.length > 0) {
+    lines.push('', '| target | result | measured |', '|---|---|---|');
+    for (const c of checks)
+      lines.push(`| ${c.target} | ${c.pass ? 'PASS' : 'FAIL'} | ${c.measured} |`);
+  }
+  const notes = results.flatMap((r) => r.notes.map((n) => `- ${r.label}: ${n}`));
+  if (notes.length > 0) lines.push('', 'Notes:', ...notes);
+  return lines.join('\n');
+}
+
+export function writeResults(
+  dir: string,
+  document: Record<string, unknown>,
+  markdown: string,
+): { json: string; md: string } {
+  mkdirSync(dir, { recursive: true });
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const json = join(dir, `${stamp}.json`);
+  const md = join(dir, `${stamp}.md`);
+  writeFileSync(json, JSON.stringify(document, null, 2) + '\n');
+  writeFileSync(md, markdown + '\n');
+  return { json, md };
+}

@@ -1,0 +1,114 @@
+import { cpuTimes, peakRssMb, postgresCpuSeconds, postgresPssMb } from './proc-stats';
+
+export interface ProcessUsage {
+  name: string;
+  pid: number;
+  cpuSeconds: number;
+  peakRssMb: number;
+}
+
+export interface ResourceUsage {
+  /** Length of the metered span, seconds. */
+  seconds: number;
+  service: { cpuSeconds: number; peakRssMb: number; processes: ProcessUsage[] };
+  postgres: { cpuSeconds: number | null; peakPssMb: number | null };
+}
+
+interface Metered {
+  name: string;
+  pid: number;
+  startCpu: number;
+  lastCpu: number;
+  peakRss: number;
+  retired: boolean;
+}
+
+/**
+ * Meters CPU seconds and peak memory of the processes under test (service replicas, or a peer's
+ * runner) and of Postgres, over a span. Samples once a second so a process that is SIGKILLed
+ * mid-run still reports what it used until shortly before; `retire()` takes an exact last reading.
+ */
+export class ResourceMeter {
+  private readonly processes = new Map<number, Metered>();
+  private startedAt = 0;
+  private pgStartCpu: number | null = null;
+  private pgPeakPss: number | null = null;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly postmasterPid: number | null) {}
+
+  start(processes: Array<{ name: string; pid: number }>): void {
+    this.startedAt = performance.now();
+    for (const p of processes) this.add(p.name, p.pid);
+    this.pgStartCpu = this.postmasterPid ? postgresCpuSeconds(this.postmasterPid) : null;
+    this.sample();
+    this.timer = setInterval(() => this.sample(), 1000);
+    this.timer.unref();
+  }
+
+  /** A process started after the meter (e.g. a replacement replica). */
+  add(name: string, pid: number): void {
+    const cpu = cpuTimes(pid)?.self ?? 0;
+    this.processes.set(pid, {
+      name,
+      pid,
+      startCpu: cpu,
+      lastCpu: cpu,
+      peakRss: peakRssMb(pid) ?? 0,
+      retired: false,
+    });
+  }
+
+  /** Takes a final reading of a process about to be killed or stopped. */
+  retire(pid: number): void {
+    const p = this.processes.get(pid);
+    if (!p || p.retired) return;
+    this.read(p);
+    p.retired = true;
+  }
+
+  stop(): ResourceUsage {
+    this.sample();
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    const pgEnd = this.postmasterPid ? postgresCpuSeconds(this.postmasterPid) : null;
+    const processes = [...this.processes.values()].map((p) => ({
+      name: p.name,
+      pid: p.pid,
+      cpuSeconds: round(p.lastCpu - p.startCpu),
+      peakRssMb: round(p.peakRss),
+    }));
+    return {
+      seconds: round((performance.now() - this.startedAt) / 1000),
+      service: {
+        cpuSeconds: round(processes.reduce((sum, p) => sum + p.cpuSeconds, 0)),
+        peakRssMb: round(Math.max(0, ...processes.map((p) => p.peakRssMb))),
+        processes,
+      },
+      postgres: {
+        cpuSeconds:
+          pgEnd !== null && this.pgStartCpu !== null ? round(pgEnd - this.pgStartCpu) : null,
+        peakPssMb: this.pgPeakPss === null ? null : round(this.pgPeakPss),
+      },
+    };
+  }
+
+  private sample(): void {
+    for (const p of this.processes.values()) if (!p.retired) this.read(p);
+    if (this.postmasterPid) {
+      const pss = postgresPssMb(this.postmasterPid);
+      if (pss !== null) this.pgPeakPss = Math.max(this.pgPeakPss ?? 0, pss);
+    }
+  }
+
+  private read(p: Metered): void {
+    const cpu = cpuTimes(p.pid);
+    if (cpu) p.lastCpu = cpu.self;
+    const rss = peakRssMb(p.pid);
+    if (rss !== null) p.peakRss = Math.max(p.peakRss, rss);
+  }
+}
+
+function round(value: number): number {
+  return Math.round(value * 100) / 100;
+}

@@ -1,0 +1,65 @@
+import type { BenchContext, ScenarioResult } from '../context';
+import type { BenchDatabase } from '../postgres';
+import { seedSchedules, seedTenant } from '../seed-sql';
+import type { ReplicaSpec } from '../world';
+import { steadyRun } from './steady-run';
+
+/** The poller in a process of its own, so its cost is read apart from the rest. */
+const POLLER_APART: ReplicaSpec[] = [
+  { name: 'dueline', roles: 'api,relay,worker' },
+  { name: 'poller', roles: 'poller' },
+];
+
+const COMPARISON_SCHEDULES = 10_000;
+const DAY_MS = 86_400_000;
+
+/**
+ * scale: the same small due load (--scale-rate, default 50/s) with 10,000 and then 1,000,000
+ * (--scale-schedules) other active schedules present. Those are seeded with SQL before the
+ * replicas start (the API would take hours), each with its due-index row, all due between 2 and
+ * 300 days from now, so none is due during the run: lag and the poller's CPU must not move.
+ */
+export async function runScale(ctx: BenchContext): Promise<ScenarioResult[]> {
+  const results: ScenarioResult[] = [];
+  for (const background of [COMPARISON_SCHEDULES, ctx.flags.scaleSchedules]) {
+    results.push(
+      await steadyRun(ctx, {
+        scenario: 'scale',
+        label: `scale ${background.toLocaleString('en')} schedules`,
+        rate: ctx.flags.scaleRate,
+        seconds: ctx.flags.seconds,
+        replicas: POLLER_APART,
+        beforeServices: (db) => seedBackground(db, background),
+        params: { backgroundSchedules: background },
+      }),
+    );
+  }
+  return results;
+}
+
+async function seedBackground(db: BenchDatabase, count: number): Promise<void> {
+  const started = Date.now();
+  const { tenantId, targetId } = await seedTenant(db.url, 'bench-background');
+  const now = Date.now();
+  await seedSchedules(
+    db.url,
+    count,
+    () => {
+      // A whole second between 2 and 300 days ahead; the cron names exactly that second of that
+      // day of the year, so it is the schedule's next occurrence.
+      const due = new Date(
+        Math.floor((now + 2 * DAY_MS + Math.random() * 298 * DAY_MS) / 1000) * 1000,
+      );
+      const cron =
+        `${due.getUTCSeconds()} ${due.getUTCMinutes()} ${due.getUTCHours()} ` +
+        `${due.getUTCDate()} ${due.getUTCMonth() + 1} *`;
+      return { tenantId, targetId, cron, dueAt: due };
+    },
+    (done) => {
+      if (done % 100_000 === 0 || done === count) {
+        console.log(`  seeded ${done.toLocaleString('en')}/${count.toLocaleString('en')}`);
+      }
+    },
+  );
+  console.log(`  seeding took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
