@@ -6,7 +6,8 @@ export interface LedgerVerdict {
    *  QUEUED / RUNNING / RETRY_WAIT. Late, not lost. */
   pending: number;
   /** Undelivered, and the service has nothing that will deliver them: no run and no due entry,
-   *  or a run that ended (SUCCEEDED, FAILED, …) without the sink ever seeing it. Lost. */
+   *  or a run that ended (SUCCEEDED, FAILED, SKIPPED, …) without the sink ever seeing it. Lost,
+   *  whatever the reason recorded (see `states`). */
   lost: number;
   /** States of the runs of the undelivered occurrences. */
   states: Record<string, number>;
@@ -30,8 +31,13 @@ export async function ledgerCheck(
   const client = new Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query<{ n: string; state: string | null; due_entry: boolean }>(
-      `SELECT x.n, o.state,
+    const { rows } = await client.query<{
+      n: string;
+      state: string | null;
+      reason: string | null;
+      due_entry: boolean;
+    }>(
+      `SELECT x.n, o.state, o.reason,
               EXISTS (SELECT 1 FROM due_index d
                        WHERE d.schedule_id = x.schedule_id AND d.due_at <= x.at) AS due_entry
          FROM unnest($1::uuid[], $2::timestamptz[]) WITH ORDINALITY AS x(schedule_id, at, n)
@@ -40,6 +46,7 @@ export async function ledgerCheck(
     );
     for (const row of rows) {
       let state = row.state ?? (row.due_entry ? 'not dispatched yet' : 'missing');
+      if (row.state === 'SKIPPED' || row.state === 'FAILED') state = `${row.state} (${row.reason})`;
       // A run that ended while we looked: the sink records a request before answering it, so an
       // ended run it did receive is in the sink by now. Delivered after the drain: late.
       if (!IN_FLIGHT.includes(state) && receivedNow(undelivered[Number(row.n) - 1])) {

@@ -105,3 +105,14 @@ export function postgresPssMb(postmaster: number): number | null {
   for (const pid of childrenOf(postmaster)) total += pssMb(pid) ?? 0;
   return total;
 }
+
+/** CPU seconds the whole machine has been busy (all cores; /proc/stat minus idle and iowait). */
+export function machineBusySeconds(): number {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n')[0];
+  const [user, nice, system, , , irq, softirq, steal] = line
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  return (user + nice + system + irq + softirq + (steal || 0)) / CLOCK_TICKS;
+}

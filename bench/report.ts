@@ -204,7 +204,16 @@ export function renderMarkdown(
     for (const c of checks)
       lines.push(`| ${c.target} | ${c.pass ? 'PASS' : 'FAIL'} | ${c.measured} |`);
   }
+  const contended = results.filter(
+    (r) => r.resources && r.resources.otherCpuSeconds > 0.1 * r.resources.seconds,
+  );
   const notes = results.flatMap((r) => r.notes.map((n) => `- ${r.label}: ${n}`));
+  for (const r of contended) {
+    notes.push(
+      `- ${r.label}: other processes used ${r.resources!.otherCpuSeconds} CPU s of the ` +
+        `${r.resources!.seconds} s window: the machine was shared, figures are pessimistic`,
+    );
+  }
   if (notes.length > 0) lines.push('', 'Notes:', ...notes);
   return lines.join('\n');
 }

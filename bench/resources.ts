@@ -1,4 +1,10 @@
-import { cpuTimes, peakRssMb, postgresCpuSeconds, postgresPssMb } from './proc-stats';
+import {
+  cpuTimes,
+  machineBusySeconds,
+  peakRssMb,
+  postgresCpuSeconds,
+  postgresPssMb,
+} from './proc-stats';
 
 export interface ProcessUsage {
   name: string;
@@ -12,6 +18,13 @@ export interface ResourceUsage {
   seconds: number;
   service: { cpuSeconds: number; peakRssMb: number; processes: ProcessUsage[] };
   postgres: { cpuSeconds: number | null; peakPssMb: number | null };
+  /** This bench process (sink, peers' sink traffic, progress), CPU seconds. */
+  benchCpuSeconds: number;
+  /**
+   * CPU seconds the machine spent on anything else (other users' tests, …): busy time minus the
+   * service, Postgres and this process. Figures taken while it is large are not comparable.
+   */
+  otherCpuSeconds: number;
 }
 
 interface Metered {
@@ -32,6 +45,8 @@ export class ResourceMeter {
   private readonly processes = new Map<number, Metered>();
   private startedAt = 0;
   private pgStartCpu: number | null = null;
+  private machineStart = 0;
+  private benchStart = 0;
   private pgPeakPss: number | null = null;
   private timer: NodeJS.Timeout | null = null;
 
@@ -41,6 +56,8 @@ export class ResourceMeter {
     this.startedAt = performance.now();
     for (const p of processes) this.add(p.name, p.pid);
     this.pgStartCpu = this.postmasterPid ? postgresCpuSeconds(this.postmasterPid) : null;
+    this.machineStart = machineBusySeconds();
+    this.benchStart = cpuTimes(process.pid)?.self ?? 0;
     this.sample();
     this.timer = setInterval(() => this.sample(), 1000);
     this.timer.unref();
@@ -72,16 +89,22 @@ export class ResourceMeter {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     const pgEnd = this.postmasterPid ? postgresCpuSeconds(this.postmasterPid) : null;
+    const machine = machineBusySeconds() - this.machineStart;
+    const bench = (cpuTimes(process.pid)?.self ?? 0) - this.benchStart;
     const processes = [...this.processes.values()].map((p) => ({
       name: p.name,
       pid: p.pid,
       cpuSeconds: round(p.lastCpu - p.startCpu),
       peakRssMb: round(p.peakRss),
     }));
+    const serviceCpu = processes.reduce((sum, p) => sum + p.cpuSeconds, 0);
+    const pgCpu = pgEnd !== null && this.pgStartCpu !== null ? pgEnd - this.pgStartCpu : 0;
     return {
       seconds: round((performance.now() - this.startedAt) / 1000),
+      benchCpuSeconds: round(bench),
+      otherCpuSeconds: round(Math.max(0, machine - bench - serviceCpu - pgCpu)),
       service: {
-        cpuSeconds: round(processes.reduce((sum, p) => sum + p.cpuSeconds, 0)),
+        cpuSeconds: round(serviceCpu),
         peakRssMb: round(Math.max(0, ...processes.map((p) => p.peakRssMb))),
         processes,
       },

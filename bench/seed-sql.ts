@@ -17,7 +17,10 @@ export interface SeedRow {
  * Writes schedules exactly as the API's create leaves them for the poller: the schedules row
  * (revision 1, active, next_due_at) and its due_index entry in the shard the service computes
  * (shardOf, the same function), in batches of 5,000 per transaction. Idempotency keys are not
- * written (nothing reads them at dispatch). Returns the ids in the order of `rows`.
+ * written (nothing reads them at dispatch). Every schedule has missedRunPolicy `all` (up to 1,000
+ * instants) and overlapPolicy `allow`: the bench expects every instant to run, so a poller that
+ * falls behind must catch up, not coalesce (the default `latest` would write SKIPPED rows).
+ * Returns the ids in the order of `rows`.
  */
 export async function seedSchedules(
   url: string,
@@ -61,7 +64,7 @@ export async function seedSchedules(
                                 retry_deadline_seconds)
          SELECT x.id, x.tenant, 'seeded', x.target, 'active', x.kind, x.cron,
                 CASE WHEN x.cron IS NULL THEN NULL ELSE 'UTC' END, x.run_at, x.due,
-                'latest', 10, 'allow', 3, 1000, 300000, 3600
+                'all', 1000, 'allow', 3, 1000, 300000, 3600
            FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[],
                        $6::timestamptz[], $7::timestamptz[])
                 AS x(id, tenant, target, kind, cron, run_at, due)`,

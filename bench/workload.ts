@@ -124,6 +124,8 @@ export class SteadyWorkload {
           cron: `${offset}/${period} * * * * *`,
           timezone: 'UTC',
           overlapPolicy: 'allow',
+          missedRunPolicy: 'all',
+          maxCatchUp: 1000,
           payload: { kind: 'cron', i },
         });
         if (++done % 500 === 0 || done === total) progress(done, total);
