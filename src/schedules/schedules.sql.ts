@@ -14,9 +14,11 @@ export const READ_IDEMPOTENCY_KEY = `
 
 /**
  * Serialises schedule creation per tenant so the maxActiveSchedules count cannot be raced past
- * by concurrent creates.
+ * by concurrent creates. FOR NO KEY UPDATE, not FOR UPDATE: the Idempotency-Key insert before it
+ * already holds a KEY SHARE lock on this row (its foreign key), which FOR UPDATE would wait on,
+ * so two concurrent creates of one tenant deadlocked.
  */
-export const LOCK_TENANT = `SELECT id FROM tenants WHERE id = $1 FOR UPDATE`;
+export const LOCK_TENANT = `SELECT id FROM tenants WHERE id = $1 FOR NO KEY UPDATE`;
 
 export const COUNT_LIVE_SCHEDULES = `
   SELECT count(*)::int AS n FROM schedules WHERE tenant_id = $1 AND status IN ('active', 'paused')`;

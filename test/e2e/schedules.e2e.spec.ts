@@ -113,6 +113,13 @@ describe('schedules API', () => {
       expect(n[0].n).toBe(1);
     });
 
+    it('lets many concurrent creates of one tenant succeed (no deadlock)', async () => {
+      const body = { name: 'parallel', targetId, cron: '0 9 * * *', timezone: 'UTC' };
+      const results = await Promise.all(Array.from({ length: 16 }, () => post(body)));
+      expect(results.map((r) => r.status)).toEqual(Array(16).fill(201));
+      expect(new Set(results.map((r) => r.body.id)).size).toBe(16);
+    });
+
     it('is required', async () => {
       const res = await auth(t.http.post('/schedules')).send({
         name: 'x',
