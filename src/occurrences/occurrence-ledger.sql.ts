@@ -35,7 +35,9 @@ export const ACTIVE_RUNS_BY_SCHEDULE = `
 
 /**
  * The relay's repair: QUEUED runs (not waiting behind another) older than $1 seconds whose job
- * is gone (lost publish, a job that failed out of pg-boss). Publishing again is harmless:
+ * is gone (lost publish, a job that failed out of pg-boss) or has been `active` for more than
+ * $3 seconds without the run being claimed (a worker that died holding it: pg-boss itself would
+ * only re-deliver at the job's expiry, 15 minutes). Publishing again is harmless:
  * workers claim the run, not the message. Locked SKIP LOCKED so relays share the work.
  */
 export const FIND_ORPHANED_QUEUED_RUNS = `
@@ -47,8 +49,9 @@ export const FIND_ORPHANED_QUEUED_RUNS = `
      AND NOT EXISTS (
        SELECT 1 FROM pgboss.job j
         WHERE j.name = 'dueline-runs'
-          AND j.state IN ('created', 'retry', 'active')
-          AND j.data->>'runId' = o.id::text)
+          AND j.data->>'runId' = o.id::text
+          AND (j.state IN ('created', 'retry')
+               OR (j.state = 'active' AND j.started_on > now() - make_interval(secs => $3))))
    ORDER BY o.created_at
    LIMIT $2
    FOR UPDATE OF o SKIP LOCKED`;

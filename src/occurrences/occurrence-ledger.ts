@@ -81,10 +81,16 @@ export class OccurrenceLedger {
   }
 
   /** Republishes QUEUED runs whose job is gone; returns how many (inside the caller's txn). */
-  async repairOrphans(em: EntityManager, minAgeSeconds: number, limit: number): Promise<number> {
+  async repairOrphans(
+    em: EntityManager,
+    minAgeSeconds: number,
+    limit: number,
+    staleActiveSeconds: number,
+  ): Promise<number> {
     const rows = await queryRows<{ id: string; tenant_id: string }>(em, FIND_ORPHANED_QUEUED_RUNS, [
       minAgeSeconds,
       limit,
+      staleActiveSeconds,
     ]);
     await this.publish(
       em,

@@ -15,6 +15,8 @@ import { SchedulesService } from '../schedules/schedules.service';
 /** A QUEUED run's job is only presumed lost once the run is this old. */
 const ORPHAN_MIN_AGE_SECONDS = 30;
 const REPAIR_BATCH = 200;
+/** A job `active` this long while its run is still QUEUED was fetched by a worker that died. */
+const STALE_ACTIVE_JOB_SECONDS = 60;
 const PRUNE_BATCH = 1000;
 
 /**
@@ -69,7 +71,7 @@ export class RelayService implements OnApplicationBootstrap, BeforeApplicationSh
   /** One round of housekeeping; public so tests can run it without waiting for the timer. */
   async tick(): Promise<void> {
     const repaired = await this.dataSource.transaction((em) =>
-      this.ledger.repairOrphans(em, ORPHAN_MIN_AGE_SECONDS, REPAIR_BATCH),
+      this.ledger.repairOrphans(em, ORPHAN_MIN_AGE_SECONDS, REPAIR_BATCH, STALE_ACTIVE_JOB_SECONDS),
     );
     if (repaired > 0) {
       this.republished.inc(repaired);

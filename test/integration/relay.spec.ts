@@ -37,6 +37,27 @@ describe('relay: outbox repair and housekeeping', () => {
     expect((await w.t.http.get('/metrics')).text).toMatch(/dueline_runs_republished_total 1\b/);
   });
 
+  it("republishes a QUEUED run whose job a dead worker holds 'active', but not a fresh active one", async () => {
+    const scheduleId = await w.createSchedule(await w.createTarget(), { overlapPolicy: 'allow' });
+    const held = await w.insertRun(scheduleId, new Date(Date.now() - 120_000));
+    await w.db.query(
+      `UPDATE occurrences SET created_at = now() - interval '2 minutes' WHERE id = $1`,
+      [held],
+    );
+    const activate = (age: string) =>
+      w.db.query(
+        `UPDATE pgboss.job SET state = 'active', started_on = now() - $2::interval
+          WHERE name = 'dueline-runs' AND data->>'runId' = $1`,
+        [held, age],
+      );
+    await activate('5 seconds');
+    await relay.tick();
+    expect(await jobsFor(held)).toBe(1);
+    await activate('5 minutes');
+    await relay.tick();
+    expect(await jobsFor(held)).toBe(2);
+  });
+
   it('keeps Idempotency-Keys for 24 hours, then prunes them', async () => {
     const keep = randomUUID();
     const prune = randomUUID();
