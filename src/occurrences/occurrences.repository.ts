@@ -225,7 +225,7 @@ export class OccurrencesRepository {
     tenantId: string,
     runId: string,
   ): Promise<{ state: RunState; scheduleId: string; overlapPolicy: string } | null> {
-    const [row] = await this.rows(CANCEL_RUN, [runId, tenantId], em);
+    const [row] = await this.rows(CANCEL_RUN, [runId, tenantId, 'cancelled by request'], em);
     if (!row) return null;
     return {
       state: row.state as RunState,
@@ -238,7 +238,11 @@ export class OccurrencesRepository {
     tenantId: string,
     scheduleId: string,
   ): Promise<{ cancelled: number; cancelRequested: number }> {
-    const rows = await this.rows(CANCEL_SCHEDULE_RUNS, [scheduleId, tenantId]);
+    const rows = await this.rows(CANCEL_SCHEDULE_RUNS, [
+      scheduleId,
+      tenantId,
+      'schedule cancelled',
+    ]);
     const cancelRequested = rows.filter((row) => row.state === 'RUNNING').length;
     return { cancelled: rows.length - cancelRequested, cancelRequested };
   }

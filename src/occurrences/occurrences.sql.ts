@@ -206,6 +206,20 @@ export const LOCK_EXPIRED_LEASES = `
      FOR UPDATE OF o SKIP LOCKED`;
 
 /**
+ * What cancelling does to a run, by the state it was in: a waiting run ends CANCELLED with $3 as
+ * its reason; a RUNNING run only records the request (its holder sees it at its next heartbeat).
+ */
+const CANCEL_SET = `
+     SET state = CASE WHEN state = 'RUNNING' THEN state ELSE 'CANCELLED' END,
+         reason = CASE WHEN state = 'RUNNING' THEN reason ELSE $3 END,
+         finished_at = CASE WHEN state = 'RUNNING' THEN finished_at ELSE now() END,
+         next_attempt_at = CASE WHEN state = 'RUNNING' THEN next_attempt_at END,
+         cancel_requested_at = CASE WHEN state = 'RUNNING'
+                                    THEN coalesce(cancel_requested_at, now())
+                                    ELSE cancel_requested_at END,
+         updated_at = now()`;
+
+/**
  * Cancel one run, in one statement so that a racing claim is either before it (the run is
  * RUNNING: only a cancel request is recorded, the holder sees it at its next heartbeat) or after
  * it (the claim finds CANCELLED and starts nothing). SET expressions read the row as it was, so
@@ -213,14 +227,7 @@ export const LOCK_EXPIRED_LEASES = `
  */
 export const CANCEL_RUN = `
   UPDATE occurrences
-     SET state = CASE WHEN state = 'RUNNING' THEN state ELSE 'CANCELLED' END,
-         reason = CASE WHEN state = 'RUNNING' THEN reason ELSE 'cancelled by request' END,
-         finished_at = CASE WHEN state = 'RUNNING' THEN finished_at ELSE now() END,
-         next_attempt_at = CASE WHEN state = 'RUNNING' THEN next_attempt_at END,
-         cancel_requested_at = CASE WHEN state = 'RUNNING'
-                                    THEN coalesce(cancel_requested_at, now())
-                                    ELSE cancel_requested_at END,
-         updated_at = now()
+  ${CANCEL_SET}
    WHERE id = $1 AND tenant_id = $2 AND state IN ('QUEUED', 'RETRY_WAIT', 'RUNNING')
   RETURNING state, schedule_id,
             (SELECT s.overlap_policy FROM schedules s WHERE s.id = schedule_id) AS overlap_policy`;
@@ -228,14 +235,7 @@ export const CANCEL_RUN = `
 /** The same for every active run of a cancelled schedule. */
 export const CANCEL_SCHEDULE_RUNS = `
   UPDATE occurrences
-     SET state = CASE WHEN state = 'RUNNING' THEN state ELSE 'CANCELLED' END,
-         reason = CASE WHEN state = 'RUNNING' THEN reason ELSE 'schedule cancelled' END,
-         finished_at = CASE WHEN state = 'RUNNING' THEN finished_at ELSE now() END,
-         next_attempt_at = CASE WHEN state = 'RUNNING' THEN next_attempt_at END,
-         cancel_requested_at = CASE WHEN state = 'RUNNING'
-                                    THEN coalesce(cancel_requested_at, now())
-                                    ELSE cancel_requested_at END,
-         updated_at = now()
+  ${CANCEL_SET}
    WHERE schedule_id = $1 AND tenant_id = $2 AND state IN ('QUEUED', 'RETRY_WAIT', 'RUNNING')
   RETURNING state`;
 

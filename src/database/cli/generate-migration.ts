@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../data-source-options';
 import { runMigrations } from '../migrate';
+import { errorSummary } from '../../observability/error-summary';
+import { cliLogger } from './cli-logger';
 import { withDatabase } from './with-database';
 
 /**
@@ -17,7 +19,7 @@ async function generate(name: string): Promise<void> {
     try {
       const sql = await dataSource.driver.createSchemaBuilder().log();
       if (sql.upQueries.length === 0) {
-        console.log('entities and migrations agree: nothing to generate');
+        cliLogger.info('entities and migrations agree: nothing to generate');
         return;
       }
       const stamp = Date.now();
@@ -34,7 +36,7 @@ async function generate(name: string): Promise<void> {
           `  async up(queryRunner: QueryRunner): Promise<void> {\n${lines(sql.upQueries)}\n  }\n\n` +
           `  async down(queryRunner: QueryRunner): Promise<void> {\n${lines(sql.downQueries.reverse())}\n  }\n}\n`,
       );
-      console.log(`wrote ${file}`);
+      cliLogger.info({ file }, 'wrote a migration to review');
     } finally {
       await dataSource.destroy();
     }
@@ -43,10 +45,10 @@ async function generate(name: string): Promise<void> {
 
 const name = process.argv[2];
 if (!name || !/^[A-Z][A-Za-z0-9]+$/.test(name)) {
-  console.error('usage: npm run migration:generate -- <PascalCaseName>');
+  cliLogger.error('usage: npm run migration:generate -- <PascalCaseName>');
   process.exit(2);
 }
 generate(name).catch((error: unknown) => {
-  console.error(error);
+  cliLogger.error({ err: errorSummary(error) }, 'migration generation failed');
   process.exit(1);
 });

@@ -1,13 +1,17 @@
+import { errorSummary } from '../../observability/error-summary';
 import { runMigrations } from '../migrate';
+import { cliLogger } from './cli-logger';
 import { withDatabase } from './with-database';
 
 /** `npm run migrate`: applies pending migrations (the service also does this at start). */
 withDatabase(runMigrations)
   .then(({ applied, pgBossInstalled }) => {
-    console.log(applied.length ? `applied: ${applied.join(', ')}` : 'migrations: up to date');
-    if (pgBossInstalled) console.log('installed the pg-boss schema');
+    cliLogger.info(
+      { applied, pgBossInstalled },
+      applied.length ? 'migrations applied' : 'migrations: up to date',
+    );
   })
   .catch((error: unknown) => {
-    console.error('migration failed:', error instanceof Error ? error.message : error);
+    cliLogger.error({ err: errorSummary(error) }, 'migration failed');
     process.exit(1);
   });
