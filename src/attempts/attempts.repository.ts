@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { Attempt, AttemptEnd, AttemptOutcomeRecord, MAX_ATTEMPT_ERROR_LENGTH } from './attempt';
-import { END_ATTEMPT, INSERT_ATTEMPT, LIST_ATTEMPTS, MARK_ATTEMPT_STALE } from './attempts.sql';
+import { END_ATTEMPTS, INSERT_ATTEMPTS, LIST_ATTEMPTS, MARK_ATTEMPT_STALE } from './attempts.sql';
 
 interface AttemptRow {
   run_id: string;
@@ -21,7 +21,12 @@ export interface AttemptStart {
   runId: string;
   attemptNo: number;
   tenantId: string;
-  workerId: string;
+  fencingToken: number;
+}
+
+/** The end of the attempt a fence identifies. */
+export interface FencedAttemptEnd extends AttemptEnd {
+  runId: string;
   fencingToken: number;
 }
 
@@ -29,29 +34,30 @@ export interface AttemptStart {
 export class AttemptsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  async insert(em: EntityManager, start: AttemptStart): Promise<void> {
-    await em.query(INSERT_ATTEMPT, [
-      start.runId,
-      start.attemptNo,
-      start.tenantId,
-      start.workerId,
-      start.fencingToken,
+  /** One statement for all the runs a claim took (see INSERT_ATTEMPTS). */
+  async insertMany(em: EntityManager, workerId: string, starts: AttemptStart[]): Promise<void> {
+    if (starts.length === 0) return;
+    await em.query(INSERT_ATTEMPTS, [
+      starts.map((a) => a.runId),
+      starts.map((a) => a.attemptNo),
+      starts.map((a) => a.tenantId),
+      workerId,
+      starts.map((a) => a.fencingToken),
     ]);
   }
 
-  async end(
-    em: EntityManager,
-    runId: string,
-    fencingToken: number,
-    end: AttemptEnd,
-  ): Promise<void> {
-    await em.query(END_ATTEMPT, [
-      runId,
-      fencingToken,
-      end.outcome,
-      end.httpStatus ?? null,
-      end.durationMs === undefined || end.durationMs === null ? null : Math.round(end.durationMs),
-      bounded(end.error),
+  /** One statement for all the attempts a batch of transitions ended (see END_ATTEMPTS). */
+  async endMany(em: EntityManager, ends: FencedAttemptEnd[]): Promise<void> {
+    if (ends.length === 0) return;
+    await em.query(END_ATTEMPTS, [
+      ends.map((e) => e.runId),
+      ends.map((e) => e.fencingToken),
+      ends.map((e) => e.outcome),
+      ends.map((e) => e.httpStatus ?? null),
+      ends.map((e) =>
+        e.durationMs === undefined || e.durationMs === null ? null : Math.round(e.durationMs),
+      ),
+      ends.map((e) => bounded(e.error)),
     ]);
   }
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { Attempt, AttemptEnd } from './attempt';
-import { AttemptsRepository, AttemptStart } from './attempts.repository';
+import type { Attempt } from './attempt';
+import { AttemptsRepository, AttemptStart, FencedAttemptEnd } from './attempts.repository';
 
 /**
  * The append-only audit of attempts. Writes take the caller's transaction: an attempt starts
@@ -11,12 +11,12 @@ import { AttemptsRepository, AttemptStart } from './attempts.repository';
 export class AttemptsService {
   constructor(private readonly attempts: AttemptsRepository) {}
 
-  start(em: EntityManager, start: AttemptStart): Promise<void> {
-    return this.attempts.insert(em, start);
+  start(em: EntityManager, workerId: string, starts: AttemptStart[]): Promise<void> {
+    return this.attempts.insertMany(em, workerId, starts);
   }
 
-  end(em: EntityManager, runId: string, fencingToken: number, end: AttemptEnd): Promise<void> {
-    return this.attempts.end(em, runId, fencingToken, end);
+  end(em: EntityManager, ends: FencedAttemptEnd[]): Promise<void> {
+    return this.attempts.endMany(em, ends);
   }
 
   /** A completion the fence rejected, noted on the attempt it came from. */

@@ -4,19 +4,29 @@
  * because every claim raises the token and appends exactly one attempt.
  */
 
-/** Appended in the claim's transaction: no attempt exists that its claim did not commit. */
-export const INSERT_ATTEMPT = `
+/**
+ * Appended in the claim's transaction, one row per claimed run (a batched claim appends many in
+ * one statement): no attempt exists that its claim did not commit.
+ * $1 run ids, $2 attempt numbers, $3 tenant ids, $4 worker id, $5 fencing tokens.
+ */
+export const INSERT_ATTEMPTS = `
   INSERT INTO attempts (run_id, attempt_no, tenant_id, worker_id, fencing_token)
-  VALUES ($1, $2, $3, $4, $5)`;
+  SELECT a.run_id, a.attempt_no, a.tenant_id, $4, a.fencing_token
+    FROM unnest($1::uuid[], $2::int[], $3::uuid[], $5::bigint[])
+         AS a(run_id, attempt_no, tenant_id, fencing_token)`;
 
 /**
- * Ends the attempt of the given fence, once: `outcome IS NULL` keeps a late writer from
- * rewriting what the holder or the sweeper already recorded.
+ * Ends the attempts of the given fences, each once: `outcome IS NULL` keeps a late writer from
+ * rewriting what the holder or the sweeper already recorded. One row per attempt in the arrays.
+ * $1 run ids, $2 fencing tokens, $3 outcomes, $4 HTTP statuses, $5 durations ms, $6 errors.
  */
-export const END_ATTEMPT = `
-  UPDATE attempts
-     SET ended_at = now(), outcome = $3, http_status = $4, duration_ms = $5, error = $6
-   WHERE run_id = $1 AND fencing_token = $2 AND outcome IS NULL`;
+export const END_ATTEMPTS = `
+  UPDATE attempts a
+     SET ended_at = now(), outcome = e.outcome, http_status = e.http_status,
+         duration_ms = e.duration_ms, error = e.error
+    FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::int[], $5::int[], $6::text[])
+         AS e(run_id, fencing_token, outcome, http_status, duration_ms, error)
+   WHERE a.run_id = e.run_id AND a.fencing_token = e.fencing_token AND a.outcome IS NULL`;
 
 /**
  * Notes a completion rejected by the fence on the attempt it came from. A lease the sweeper

@@ -20,9 +20,14 @@ export class ExecutionSettings {
   sweepTenantsPerTick = 20;
   /** A throttled run's job comes back after this long, plus up to as much again in jitter. */
   throttledRetryMs = 1_000;
-  /** Built-in worker: runs executed at once per process, fetched in batches of this size. */
-  workerConcurrency = 50;
-  workerBatchSize = 10;
+  /**
+   * Built-in worker: runs executed at once per process, fetched (and claimed, per tenant) in
+   * batches of this size; completions that end together are written in batches of up to
+   * completionBatchSize.
+   */
+  workerConcurrency = 100;
+  workerBatchSize = 25;
+  completionBatchSize = 100;
   /** Built-in worker: queue poll intervals (seconds); NOTIFY wakes it sooner for new jobs. */
   workerPollingIntervalSeconds = 0.5;
   workerNotifyPollingIntervalSeconds = 2;

@@ -80,6 +80,19 @@ export class OccurrenceLedger {
     );
   }
 
+  /** Publishes run jobs that each become due at their own time, in the caller's transaction. */
+  async publishEach(
+    em: EntityManager,
+    jobs: ReadonlyArray<{ job: RunJob; startAfter: Date }>,
+  ): Promise<void> {
+    if (jobs.length === 0) return;
+    await this.queue.boss.insert(
+      RUNS_QUEUE,
+      jobs.map(({ job, startAfter }) => ({ data: job, startAfter })),
+      { db: this.queue.transactionalDb(em) },
+    );
+  }
+
   /** Republishes QUEUED runs whose job is gone; returns how many (inside the caller's txn). */
   async repairOrphans(
     em: EntityManager,

@@ -10,16 +10,17 @@ import {
   CANCEL_RUN,
   CANCEL_SCHEDULE_RUNS,
   CLAIM_RUN,
+  CLAIM_RUNS,
   DIAGNOSE_CLAIM,
   END_WAITING_RUN,
   HEARTBEAT,
   LIST_RUNS_AFTER,
   LIST_RUNS_FIRST_PAGE,
   LOCK_EXPIRED_LEASES,
-  LOCK_HELD_RUN,
+  LOCK_HELD_RUNS,
   LOCK_SCHEDULE_SHARED,
   LOCK_SCHEDULE_FOR_TRIGGER,
-  LOCK_SCHEDULE_OF_RUN,
+  LOCK_SCHEDULES_OF_RUNS,
   LOCK_TENANT_AND_SCHEDULE_OF_RUN,
   LOCK_TENANT_PERMITS,
   NEXT_WAITING_RUN,
@@ -38,6 +39,13 @@ export interface HeldRunRecord extends HeldRun {
   fencingToken: number;
   overlapPolicy: string;
   retryPolicy: { initialDelayMs: number; maxDelayMs: number };
+}
+
+/** A run as one holder's claim left it: the fence its writes must carry. */
+export interface RunFence {
+  runId: string;
+  tenantId: string;
+  fencingToken: number;
 }
 
 export interface ExpiredLeaseRecord extends HeldRunRecord {
@@ -84,8 +92,9 @@ export class OccurrencesRepository {
     if (!row) await this.lockTenantPermits(em, tenantId);
   }
 
-  async lockScheduleOfRun(em: EntityManager, runId: string, tenantId: string): Promise<void> {
-    await em.query(LOCK_SCHEDULE_OF_RUN, [runId, tenantId]);
+  /** The schedule locks of a batch of completions (see LOCK_SCHEDULES_OF_RUNS). */
+  async lockSchedulesOfRuns(em: EntityManager, runIds: readonly string[]): Promise<void> {
+    await em.query(LOCK_SCHEDULES_OF_RUNS, [runIds]);
   }
 
   async claim(
@@ -96,18 +105,20 @@ export class OccurrencesRepository {
     leaseMs: number,
   ): Promise<Claim | null> {
     const [row] = await this.rows(CLAIM_RUN, [runId, tenantId, workerId, leaseMs], em);
-    if (!row) return null;
-    return {
-      runId: row.id as string,
-      tenantId: row.tenant_id as string,
-      scheduleId: row.schedule_id as string,
-      fencingToken: Number(row.fencing_token),
-      attempt: row.attempt_count as number,
-      leaseUntil: row.lease_until as Date,
-      scheduledAt: row.scheduled_at as Date,
-      targetId: row.target_id as string,
-      payload: (row.payload ?? {}) as Record<string, unknown>,
-    };
+    return row ? toClaim(row) : null;
+  }
+
+  /** The claimable ones of a tenant's runs, at most `limit` (see CLAIM_RUNS). */
+  async claimMany(
+    em: EntityManager,
+    tenantId: string,
+    runIds: readonly string[],
+    workerId: string,
+    leaseMs: number,
+    limit: number,
+  ): Promise<Claim[]> {
+    const rows = await this.rows(CLAIM_RUNS, [tenantId, runIds, workerId, leaseMs, limit], em);
+    return rows.map(toClaim);
   }
 
   async diagnoseClaim(
@@ -169,14 +180,18 @@ export class OccurrencesRepository {
     };
   }
 
-  async lockHeld(
-    em: EntityManager,
-    runId: string,
-    tenantId: string,
-    fencingToken: number,
-  ): Promise<HeldRunRecord | null> {
-    const [row] = await this.rows(LOCK_HELD_RUN, [runId, tenantId, fencingToken], em);
-    return row ? toHeldRun(row) : null;
+  /** The runs still held under the given fences, locked (see LOCK_HELD_RUNS). */
+  async lockHeld(em: EntityManager, fences: readonly RunFence[]): Promise<HeldRunRecord[]> {
+    const rows = await this.rows(
+      LOCK_HELD_RUNS,
+      [
+        fences.map((f) => f.runId),
+        fences.map((f) => f.tenantId),
+        fences.map((f) => f.fencingToken),
+      ],
+      em,
+    );
+    return rows.map(toHeldRun);
   }
 
   async lockExpiredLeases(
@@ -188,20 +203,31 @@ export class OccurrencesRepository {
     return rows.map((row) => ({ ...toHeldRun(row), deduplicates: row.deduplicates as boolean }));
   }
 
-  /** The fenced transition; null when the fence no longer matches (nothing was written). */
+  /**
+   * The fenced transitions, by run id; a run missing from the result left its fence (nothing
+   * was written for it).
+   */
   async transition(
     em: EntityManager,
-    runId: string,
-    fencingToken: number,
-    transition: Transition,
-  ): Promise<{ state: RunState; nextAttemptAt: Date | null } | null> {
-    const [row] = await this.rows(
+    transitions: ReadonlyArray<{ runId: string; fencingToken: number; transition: Transition }>,
+  ): Promise<Map<string, { state: RunState; nextAttemptAt: Date | null }>> {
+    const rows = await this.rows(
       TRANSITION_UNDER_FENCE,
-      [runId, fencingToken, transition.state, transition.reason, transition.retryDelayMs],
+      [
+        transitions.map((t) => t.runId),
+        transitions.map((t) => t.fencingToken),
+        transitions.map((t) => t.transition.state),
+        transitions.map((t) => t.transition.reason),
+        transitions.map((t) => t.transition.retryDelayMs),
+      ],
       em,
     );
-    if (!row) return null;
-    return { state: row.state as RunState, nextAttemptAt: row.next_attempt_at as Date | null };
+    return new Map(
+      rows.map((row) => [
+        row.id as string,
+        { state: row.state as RunState, nextAttemptAt: row.next_attempt_at as Date | null },
+      ]),
+    );
   }
 
   /** The oldest run waiting for the schedule's previous one (see LOCK_SCHEDULE_SHARED). */
@@ -299,6 +325,20 @@ export class OccurrencesRepository {
   private affected(sql: string, params: unknown[], em?: EntityManager): Promise<number> {
     return queryAffected(em ?? this.dataSource, sql, params);
   }
+}
+
+function toClaim(row: Row): Claim {
+  return {
+    runId: row.id as string,
+    tenantId: row.tenant_id as string,
+    scheduleId: row.schedule_id as string,
+    fencingToken: Number(row.fencing_token),
+    attempt: row.attempt_count as number,
+    leaseUntil: row.lease_until as Date,
+    scheduledAt: row.scheduled_at as Date,
+    targetId: row.target_id as string,
+    payload: (row.payload ?? {}) as Record<string, unknown>,
+  };
 }
 
 function toHeldRun(row: Row): HeldRunRecord {

@@ -19,17 +19,24 @@ export const LOCK_TENANT_PERMITS = `
 /**
  * Serialises, per schedule, a claim that marks a run as waiting behind a running one
  * (`buffer_one`) and the completion that hands the next waiting run its job, so a waiting run
- * can never be marked after the completion has looked for it. $1 run, $2 tenant.
+ * can never be marked after the completion has looked for it. A single claim takes both of its
+ * locks in one round trip, in lock order (tenant, then schedule). $1 run, $2 tenant.
  */
-/** Both locks of a claim in one round trip, in lock order (tenant, then schedule). */
 export const LOCK_TENANT_AND_SCHEDULE_OF_RUN = `
   SELECT pg_advisory_xact_lock(hashtextextended('dueline.run-permits:' || $2::uuid::text, 0)),
          pg_advisory_xact_lock(hashtextextended('dueline.schedule-runs:' || schedule_id::text, 0))
     FROM occurrences WHERE id = $1 AND tenant_id = $2::uuid`;
 
-export const LOCK_SCHEDULE_OF_RUN = `
+/**
+ * The schedule locks of a batch of completions, one per schedule, taken in schedule-id order
+ * (the subquery's order is the order the outer scan calls the function in) so that two batches
+ * never wait on each other crosswise. $1 run ids.
+ */
+export const LOCK_SCHEDULES_OF_RUNS = `
   SELECT pg_advisory_xact_lock(hashtextextended('dueline.schedule-runs:' || schedule_id::text, 0))
-    FROM occurrences WHERE id = $1 AND tenant_id = $2`;
+    FROM (SELECT DISTINCT schedule_id FROM occurrences
+           WHERE id = ANY($1::uuid[])
+           ORDER BY schedule_id) runs_schedules`;
 
 /**
  * The claim: receipt of a job is not ownership, this UPDATE is. It succeeds only if, by the
@@ -65,6 +72,61 @@ export const CLAIM_RUN = `
           OR NOT EXISTS (SELECT 1 FROM occurrences r
                           WHERE r.schedule_id = o.schedule_id AND r.state = 'RUNNING'
                             AND r.id <> o.id))
+  RETURNING o.id, o.tenant_id, o.schedule_id, o.fencing_token, o.attempt_count, o.lease_until,
+            o.scheduled_at, s.target_id, s.payload`;
+
+/**
+ * The batched claim: CLAIM_RUN's conditions for a set of one tenant's runs at once, so a busy
+ * tenant pays for its permit lock once per batch instead of once per run. Of the claimable runs
+ * it takes, oldest instant first, no more than the tenant's free permits ($5 caps it further:
+ * the dispatch-rate tokens left) and, for a schedule whose overlap policy is not `allow`, one
+ * run, none if one is already RUNNING. The UPDATE re-checks the row conditions a concurrent
+ * cancel may have changed. A run not returned is not refused: the caller claims it alone
+ * (CLAIM_RUN + DIAGNOSE_CLAIM), which says why. Must run after LOCK_TENANT_PERMITS.
+ * $1 tenant, $2 run ids, $3 worker id, $4 lease ms, $5 most runs to claim.
+ */
+export const CLAIM_RUNS = `
+  WITH free AS (
+    SELECT t.max_concurrent_runs
+           - (SELECT count(*) FROM occurrences r
+               WHERE r.tenant_id = t.id AND r.state = 'RUNNING') AS permits
+      FROM tenants t
+     WHERE t.id = $1
+  ), claimable AS (
+    SELECT o.id, o.scheduled_at, s.overlap_policy,
+           row_number() OVER (PARTITION BY o.schedule_id ORDER BY o.scheduled_at, o.id) AS nth
+      FROM occurrences o
+      JOIN schedules s ON s.id = o.schedule_id
+     WHERE o.id = ANY($2::uuid[]) AND o.tenant_id = $1
+       AND (o.state = 'QUEUED' OR (o.state = 'RETRY_WAIT' AND o.next_attempt_at <= now()))
+       AND now() >= o.scheduled_at
+       AND s.status <> 'cancelled'
+       AND o.cancel_requested_at IS NULL
+       AND o.attempt_count < o.max_attempts
+       AND now() < o.retry_deadline
+       AND (s.overlap_policy = 'allow'
+            OR NOT EXISTS (SELECT 1 FROM occurrences r
+                            WHERE r.schedule_id = o.schedule_id AND r.state = 'RUNNING'))
+  ), chosen AS (
+    SELECT c.id
+      FROM claimable c
+     WHERE c.overlap_policy = 'allow' OR c.nth = 1
+     ORDER BY c.scheduled_at, c.id
+     LIMIT greatest(0, least($5::int, (SELECT permits FROM free)))
+  )
+  UPDATE occurrences o
+     SET state = 'RUNNING',
+         fencing_token = o.fencing_token + 1,
+         attempt_count = o.attempt_count + 1,
+         lease_until = now() + make_interval(secs => $4::double precision / 1000),
+         worker_id = $3,
+         reason = NULL,
+         next_attempt_at = NULL,
+         updated_at = now()
+    FROM chosen c, schedules s
+   WHERE o.id = c.id AND s.id = o.schedule_id
+     AND (o.state = 'QUEUED' OR (o.state = 'RETRY_WAIT' AND o.next_attempt_at <= now()))
+     AND o.cancel_requested_at IS NULL
   RETURNING o.id, o.tenant_id, o.schedule_id, o.fencing_token, o.attempt_count, o.lease_until,
             o.scheduled_at, s.target_id, s.payload`;
 
@@ -134,37 +196,44 @@ const HELD_RUN_COLUMNS = `
   s.overlap_policy, s.retry_initial_delay_ms, s.retry_max_delay_ms, now() AS db_now`;
 
 /**
- * Completion, step one: the run as its holder claims to hold it, locked until the transition
- * commits. No row: the fencing token is stale (or the run is not RUNNING), and the report is
- * rejected. $1 run, $2 tenant, $3 fencing token.
+ * Completion, step one: the runs as their holders claim to hold them, locked (in id order)
+ * until the transitions commit. A run missing from the result has a stale fencing token (or is
+ * not RUNNING), and its report is rejected. $1 run ids, $2 tenant ids, $3 fencing tokens.
  */
-export const LOCK_HELD_RUN = `
+export const LOCK_HELD_RUNS = `
   SELECT ${HELD_RUN_COLUMNS}
-    FROM occurrences o
+    FROM unnest($1::uuid[], $2::uuid[], $3::bigint[]) AS h(id, tenant_id, fencing_token)
+    JOIN occurrences o
+      ON o.id = h.id AND o.tenant_id = h.tenant_id AND o.fencing_token = h.fencing_token
     JOIN schedules s ON s.id = o.schedule_id
-   WHERE o.id = $1 AND o.tenant_id = $2 AND o.fencing_token = $3 AND o.state = 'RUNNING'
+   WHERE o.state = 'RUNNING'
+   ORDER BY o.id
      FOR UPDATE OF o`;
 
 /**
- * The fenced transition out of RUNNING, for completions and lease expiries alike: only under
- * the fencing token that was read, only from RUNNING. A RETRY_WAIT run gets its next attempt
- * time from the database clock (truncated to the millisecond so the queue job published for it,
- * which carries a JavaScript Date, is never due before the run is).
- * $1 run, $2 fencing token, $3 state, $4 reason, $5 retry delay ms (null unless RETRY_WAIT).
+ * The fenced transitions out of RUNNING, for completions and lease expiries alike: each only
+ * under the fencing token that was read, only from RUNNING. A RETRY_WAIT run gets its next
+ * attempt time from the database clock (truncated to the millisecond so the queue job published
+ * for it, which carries a JavaScript Date, is never due before the run is). One row per run:
+ * $1 run ids, $2 fencing tokens, $3 states, $4 reasons, $5 retry delays ms (null unless
+ * RETRY_WAIT).
  */
 export const TRANSITION_UNDER_FENCE = `
-  UPDATE occurrences
-     SET state = $3::text,
-         reason = $4,
-         next_attempt_at = CASE WHEN $5::int IS NULL THEN NULL
+  UPDATE occurrences o
+     SET state = t.state,
+         reason = t.reason,
+         next_attempt_at = CASE WHEN t.retry_delay_ms IS NULL THEN NULL
                                 ELSE date_trunc('milliseconds',
-                                       now() + make_interval(secs => $5::double precision / 1000))
+                                       now() + make_interval(
+                                         secs => t.retry_delay_ms::double precision / 1000))
                            END,
          lease_until = NULL,
-         finished_at = CASE WHEN $3::text = 'RETRY_WAIT' THEN NULL ELSE now() END,
+         finished_at = CASE WHEN t.state = 'RETRY_WAIT' THEN NULL ELSE now() END,
          updated_at = now()
-   WHERE id = $1 AND fencing_token = $2 AND state = 'RUNNING'
-  RETURNING state, reason, next_attempt_at`;
+    FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::int[])
+         AS t(id, fencing_token, state, reason, retry_delay_ms)
+   WHERE o.id = t.id AND o.fencing_token = t.fencing_token AND o.state = 'RUNNING'
+  RETURNING o.id, o.state, o.next_attempt_at`;
 
 /**
  * A buffer_one schedule defers a new run (QUEUED, reason waiting_for_previous, no job) while

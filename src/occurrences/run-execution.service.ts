@@ -6,13 +6,17 @@ import { ExecutionMetrics } from './execution-metrics';
 import { ExecutionSettings } from './execution-settings';
 import { DispatchBudget } from '../tenants/dispatch-budget';
 import { OccurrenceLedger } from './occurrence-ledger';
+import type { RunJob } from '../queue/queue.constants';
 import {
   ClaimDiagnosisRecord,
   HeldRunRecord,
   OccurrencesRepository,
+  RunFence,
 } from './occurrences.repository';
 import type {
   AttemptReport,
+  Claim,
+  Run,
   ClaimRefusal,
   ClaimResult,
   CompletionResult,
@@ -28,6 +32,27 @@ import {
 export const THROTTLED_REASON = 'throttled: tenant maxConcurrentRuns';
 export const RATE_LIMITED_REASON = 'throttled: tenant dispatchRatePerSecond';
 export const WAITING_FOR_PREVIOUS = 'waiting_for_previous';
+
+/** An attempt's report under the fence its holder claimed with. */
+export interface Completion extends RunFence {
+  report: AttemptReport;
+}
+
+/** One fenced transition to write, with what the attempt's end records. */
+interface Change {
+  run: HeldRunRecord;
+  transition: Transition;
+  attempt: { httpStatus?: number | null; durationMs?: number | null; error?: string | null };
+}
+
+function attemptStart(claim: Claim) {
+  return {
+    runId: claim.runId,
+    attemptNo: claim.attempt,
+    tenantId: claim.tenantId,
+    fencingToken: claim.fencingToken,
+  };
+}
 
 export interface ClaimOptions {
   /**
@@ -72,21 +97,15 @@ export class RunExecutionService {
       let diagnosis: ClaimDiagnosisRecord | null = null;
       // Under the tenant lock permits only come back, so a second try settles any race.
       // The rate budget is read first and spent only on success, all under the tenant lock.
-      const rateWaitMs = await this.budget.waitMs(em, tenantId);
+      const { waitMs: rateWaitMs } = await this.budget.balance(em, tenantId);
       for (let round = 0; round < 2; round++) {
         const claim =
           rateWaitMs > 0
             ? null
             : await this.runs.claim(em, runId, tenantId, workerId, this.settings.leaseMs);
         if (claim) {
-          await this.budget.spend(em, tenantId);
-          await this.attempts.start(em, {
-            runId,
-            attemptNo: claim.attempt,
-            tenantId,
-            workerId,
-            fencingToken: claim.fencingToken,
-          });
+          await this.budget.spend(em, tenantId, 1);
+          await this.attempts.start(em, workerId, [attemptStart(claim)]);
           return { claimed: true, claim };
         }
         diagnosis = await this.runs.diagnoseClaim(em, runId, tenantId);
@@ -98,22 +117,44 @@ export class RunExecutionService {
       return this.refuse(em, tenantId, runId, 'contended', diagnosis, options);
     });
     if (result.claimed) {
-      const { claim } = result;
-      this.logger.log(
-        {
-          tenantId,
-          scheduleId: claim.scheduleId,
-          runId,
-          attempt: claim.attempt,
-          fencingToken: claim.fencingToken,
-        },
-        'run claimed',
-      );
+      this.logClaimed(result.claim);
     } else {
       this.metrics.claimsRefused.inc({ reason: result.reason });
       this.logger.debug({ tenantId, runId, reason: result.reason }, 'claim refused');
     }
     return result;
+  }
+
+  /**
+   * The fast path of a busy worker: claims what it can of one tenant's runs in one transaction
+   * (one permit lock, one conditional UPDATE, one attempts INSERT; see CLAIM_RUNS). Runs it did
+   * not take are not refused: the caller claims each alone with claim(), which says why and
+   * requeues or ends it.
+   */
+  async claimBatch(
+    tenantId: string,
+    runIds: readonly string[],
+    workerId: string,
+  ): Promise<Claim[]> {
+    if (runIds.length === 0) return [];
+    const claims = await this.runs.transaction(async (em) => {
+      await this.runs.lockTenantPermits(em, tenantId);
+      const { available } = await this.budget.balance(em, tenantId);
+      if (available === 0) return [];
+      const taken = await this.runs.claimMany(
+        em,
+        tenantId,
+        runIds,
+        workerId,
+        this.settings.leaseMs,
+        Math.min(available, runIds.length),
+      );
+      await this.budget.spend(em, tenantId, taken.length);
+      await this.attempts.start(em, workerId, taken.map(attemptStart));
+      return taken;
+    });
+    for (const claim of claims) this.logClaimed(claim);
+    return claims;
   }
 
   /** Renews the lease for the current holder only (see HEARTBEAT). */
@@ -131,47 +172,62 @@ export class RunExecutionService {
     fencingToken: number,
     report: AttemptReport,
   ): Promise<CompletionResult> {
-    const outcome = await this.runs.transaction(async (em) => {
-      await this.runs.lockScheduleOfRun(em, runId, tenantId);
-      const held = await this.runs.lockHeld(em, runId, tenantId, fencingToken);
-      if (!held) {
-        const current = await this.runs.findById(tenantId, runId, em);
-        if (current) {
-          const said = `${report.outcome}${report.error ? `: ${report.error}` : ''}`;
-          await this.attempts.noteStale(em, tenantId, runId, fencingToken, {
-            httpStatus: report.httpStatus,
-            detail: `completion rejected: fencing token ${fencingToken} is no longer current (the run is ${current.state} under token ${current.fencingToken}); the worker reported ${said}`,
-          });
-        }
-        return { stale: true as const, current };
-      }
-      const transition = transitionAfterAttempt(held, report, () =>
-        retryDelayMs(held.attempt, held.retryPolicy, this.random, report.retryAfterMs),
-      );
-      const applied = await this.apply(em, held, transition, {
-        httpStatus: report.httpStatus,
-        durationMs: report.durationMs,
-        error: report.error,
-      });
-      return { stale: false as const, held, transition, applied };
-    });
-    if (outcome.stale) {
-      if (!outcome.current) return { accepted: false, state: null };
-      this.metrics.staleCompletions.inc();
-      this.logger.warn(
-        {
-          tenantId,
-          scheduleId: outcome.current.scheduleId,
-          runId,
-          fencingToken,
-          current: outcome.current.fencingToken,
-        },
-        'stale completion rejected',
-      );
-      return { accepted: false, state: outcome.current.state };
+    const [result] = await this.completeMany([{ tenantId, runId, fencingToken, report }]);
+    return result;
+  }
+
+  /**
+   * complete() for many attempts in one transaction: the schedule locks (in order), the held
+   * runs locked under their fences, then one UPDATE for the runs and one for the attempts.
+   * Results are in the order of `completions`; a run may appear once.
+   */
+  async completeMany(completions: readonly Completion[]): Promise<CompletionResult[]> {
+    if (completions.length === 0) return [];
+    if (new Set(completions.map((c) => c.runId)).size !== completions.length) {
+      throw new Error('completeMany: a run may be completed once per batch');
     }
-    this.recordTransition(outcome.held, outcome.transition);
-    return outcome.applied;
+    const outcome = await this.runs.transaction(async (em) => {
+      await this.runs.lockSchedulesOfRuns(
+        em,
+        completions.map((c) => c.runId),
+      );
+      const held = new Map(
+        (await this.runs.lockHeld(em, completions)).map((run) => [run.runId, run]),
+      );
+      const changes: Change[] = [];
+      const stale: Array<{ completion: Completion; current: Run | null }> = [];
+      for (const completion of completions) {
+        const run = held.get(completion.runId);
+        if (!run) {
+          stale.push({ completion, current: await this.noteStale(em, completion) });
+          continue;
+        }
+        const { report } = completion;
+        const transition = transitionAfterAttempt(run, report, () =>
+          retryDelayMs(run.attempt, run.retryPolicy, this.random, report.retryAfterMs),
+        );
+        changes.push({
+          run,
+          transition,
+          attempt: {
+            httpStatus: report.httpStatus,
+            durationMs: report.durationMs,
+            error: report.error,
+          },
+        });
+      }
+      const applied = await this.apply(em, changes);
+      return { changes, applied, stale };
+    });
+    const results = new Map<string, CompletionResult>();
+    outcome.changes.forEach((change, i) => {
+      this.recordTransition(change.run, change.transition);
+      results.set(change.run.runId, outcome.applied[i]);
+    });
+    for (const { completion, current } of outcome.stale) {
+      results.set(completion.runId, this.staleResult(completion, current));
+    }
+    return completions.map((c) => results.get(c.runId) as CompletionResult);
   }
 
   /**
@@ -189,15 +245,14 @@ export class RunExecutionService {
           tenantId,
           this.settings.sweepBatchSize,
         );
-        const transitions: Array<{ run: HeldRunRecord; transition: Transition }> = [];
-        for (const run of expired) {
+        const changes: Change[] = expired.map((run) => {
           const transition = transitionAfterLeaseExpiry(run, run.deduplicates, () =>
             retryDelayMs(run.attempt, run.retryPolicy, this.random),
           );
-          await this.apply(em, run, transition, { error: transition.reason });
-          transitions.push({ run, transition });
-        }
-        return transitions;
+          return { run, transition, attempt: { error: transition.reason } };
+        });
+        await this.apply(em, changes);
+        return changes;
       });
       for (const { run, transition } of done) {
         this.metrics.leaseExpiries.inc();
@@ -208,39 +263,87 @@ export class RunExecutionService {
     return swept;
   }
 
-  /** The fenced transition, the attempt's end, and the jobs it makes due, in one transaction. */
-  private async apply(
-    em: EntityManager,
-    held: HeldRunRecord,
-    transition: Transition,
-    attempt: { httpStatus?: number | null; durationMs?: number | null; error?: string | null },
-  ): Promise<CompletionResult> {
-    const written = await this.runs.transition(em, held.runId, held.fencingToken, transition);
-    // The row is locked under this fence since it was read: this cannot miss.
-    if (!written) throw new Error(`run ${held.runId} left its fence while locked`);
-    await this.attempts.end(em, held.runId, held.fencingToken, {
-      outcome: transition.attemptOutcome,
-      httpStatus: attempt.httpStatus,
-      durationMs: attempt.durationMs,
-      error: transition.attemptOutcome === 'succeeded' ? null : (attempt.error ?? null),
+  /**
+   * The fenced transitions, the attempts' ends, and the jobs they make due, in the caller's
+   * transaction, a statement each for the whole batch. Results are in the order of `changes`.
+   */
+  private async apply(em: EntityManager, changes: readonly Change[]): Promise<CompletionResult[]> {
+    if (changes.length === 0) return [];
+    const written = await this.runs.transition(
+      em,
+      changes.map(({ run, transition }) => ({
+        runId: run.runId,
+        fencingToken: run.fencingToken,
+        transition,
+      })),
+    );
+    await this.attempts.end(
+      em,
+      changes.map(({ run, transition, attempt }) => ({
+        runId: run.runId,
+        fencingToken: run.fencingToken,
+        outcome: transition.attemptOutcome,
+        httpStatus: attempt.httpStatus,
+        durationMs: attempt.durationMs,
+        error: transition.attemptOutcome === 'succeeded' ? null : (attempt.error ?? null),
+      })),
+    );
+    const retries: Array<{ job: RunJob; startAfter: Date }> = [];
+    const scheduleNext = new Set<string>();
+    const results = changes.map(({ run, transition }): CompletionResult => {
+      const row = written.get(run.runId);
+      // Each row is locked under this fence since it was read: this cannot miss.
+      if (!row) throw new Error(`run ${run.runId} left its fence while locked`);
+      if (row.state === 'RETRY_WAIT' && row.nextAttemptAt) {
+        retries.push({
+          job: { runId: run.runId, tenantId: run.tenantId },
+          startAfter: row.nextAttemptAt,
+        });
+      }
+      if (row.state !== 'RETRY_WAIT' && run.overlapPolicy === 'buffer_one') {
+        scheduleNext.add(run.scheduleId);
+      }
+      return {
+        accepted: true,
+        state: row.state,
+        reason: transition.reason,
+        nextAttemptAt: row.nextAttemptAt,
+        retryInMs: transition.retryDelayMs,
+      };
     });
-    if (written.state === 'RETRY_WAIT' && written.nextAttemptAt) {
-      await this.ledger.publish(
-        em,
-        [{ runId: held.runId, tenantId: held.tenantId }],
-        written.nextAttemptAt,
-      );
+    await this.ledger.publishEach(em, retries);
+    for (const scheduleId of scheduleNext) await this.publishNextWaiting(em, scheduleId);
+    return results;
+  }
+
+  /** A completion whose fence no longer holds: noted on its attempt, nothing else changes. */
+  private async noteStale(em: EntityManager, completion: Completion): Promise<Run | null> {
+    const { tenantId, runId, fencingToken, report } = completion;
+    const current = await this.runs.findById(tenantId, runId, em);
+    if (current) {
+      const said = `${report.outcome}${report.error ? `: ${report.error}` : ''}`;
+      await this.attempts.noteStale(em, tenantId, runId, fencingToken, {
+        httpStatus: report.httpStatus,
+        detail: `completion rejected: fencing token ${fencingToken} is no longer current (the run is ${current.state} under token ${current.fencingToken}); the worker reported ${said}`,
+      });
     }
-    if (written.state !== 'RETRY_WAIT' && held.overlapPolicy === 'buffer_one') {
-      await this.publishNextWaiting(em, held.scheduleId);
-    }
-    return {
-      accepted: true,
-      state: written.state,
-      reason: transition.reason,
-      nextAttemptAt: written.nextAttemptAt,
-      retryInMs: transition.retryDelayMs,
-    };
+    return current;
+  }
+
+  private staleResult(completion: Completion, current: Run | null): CompletionResult {
+    if (!current) return { accepted: false, state: null };
+    this.metrics.staleCompletions.inc();
+    this.logger.warn(
+      {
+        tenantId: completion.tenantId,
+        scheduleId: current.scheduleId,
+        runId: completion.runId,
+        fencingToken: completion.fencingToken,
+        current: current.fencingToken,
+      },
+      'stale completion rejected',
+    );
+    return { accepted: false, state: current.state };
   }
 
   private async refuse(
@@ -319,6 +422,20 @@ export class RunExecutionService {
   private async publishNextWaiting(em: EntityManager, scheduleId: string): Promise<void> {
     const waiting = await this.runs.nextWaitingRun(em, scheduleId);
     if (waiting) await this.ledger.publish(em, [waiting]);
+  }
+
+  private logClaimed(claim: Claim): void {
+    // Debug: at full speed this is a line per run, and "attempt ended" already names each one.
+    this.logger.debug(
+      {
+        tenantId: claim.tenantId,
+        scheduleId: claim.scheduleId,
+        runId: claim.runId,
+        attempt: claim.attempt,
+        fencingToken: claim.fencingToken,
+      },
+      'run claimed',
+    );
   }
 
   private recordTransition(run: HeldRunRecord, transition: Transition): void {

@@ -12,7 +12,7 @@ import {
   LOCK_TARGET_FOR_DELETE,
   LOCK_USABLE_TARGET,
   SELECT_TARGET,
-  SELECT_TARGET_FOR_DISPATCH,
+  SELECT_TARGETS_FOR_DISPATCH,
   SOFT_DELETE_UNUSED_TARGET,
   TARGET_COLUMNS,
 } from './targets.sql';
@@ -97,13 +97,12 @@ export class TargetsRepository {
     return rows[0] ? toTarget(rows[0]) : null;
   }
 
-  async findForDispatch(tenantId: string, id: string): Promise<DispatchTarget | null> {
+  async findManyForDispatch(tenantId: string, ids: readonly string[]): Promise<DispatchTarget[]> {
     const rows: (TargetRow & { signing_secret: string | null })[] = await this.dataSource.query(
-      SELECT_TARGET_FOR_DISPATCH,
-      [tenantId, id],
+      SELECT_TARGETS_FOR_DISPATCH,
+      [tenantId, ids],
     );
-    const row = rows[0];
-    return row ? { ...toTarget(row), signingSecret: row.signing_secret } : null;
+    return rows.map((row) => ({ ...toTarget(row), signingSecret: row.signing_secret }));
   }
 
   /** Up to `limit` targets after `after`, oldest first, each with its own cursor position. */

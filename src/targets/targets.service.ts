@@ -108,10 +108,15 @@ export class TargetsService {
    * For the worker only: the record with its signing secret. Never pass the result to an API
    * response or a log. A deleted target is not found: nothing is sent to it any more.
    */
-  async getForDispatch(tenantId: string, id: string): Promise<DispatchTarget> {
-    const target = isUuid(id) ? await this.targets.findForDispatch(tenantId, id) : null;
-    if (!target) throw notFound(id);
-    return target;
+  /** The live targets among `ids`, by id; a deleted or unknown one is absent. */
+  async getManyForDispatch(
+    tenantId: string,
+    ids: readonly string[],
+  ): Promise<Map<string, DispatchTarget>> {
+    const valid = [...new Set(ids)].filter(isUuid);
+    if (valid.length === 0) return new Map();
+    const targets = await this.targets.findManyForDispatch(tenantId, valid);
+    return new Map(targets.map((target) => [target.id, target]));
   }
 
   /**

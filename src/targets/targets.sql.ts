@@ -15,10 +15,11 @@ export const SELECT_TARGET = `
    WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL`;
 
 /** The only statement that reads the signing secret: the worker needs it to sign requests. */
-export const SELECT_TARGET_FOR_DISPATCH = `
+/** The live targets among $2 (ids) of tenant $1, with their secrets: only the worker reads this. */
+export const SELECT_TARGETS_FOR_DISPATCH = `
   SELECT ${TARGET_COLUMNS}, signing_secret
     FROM targets
-   WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL`;
+   WHERE tenant_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL`;
 
 // Keyset pagination over targets_tenant_listing_idx. The cursor position is rendered by Postgres
 // with full microsecond precision so that the next page starts exactly after the last row.

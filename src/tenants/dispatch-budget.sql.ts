@@ -8,20 +8,21 @@ export const OPEN_BUDGET = `
   SELECT id, dispatch_rate_per_second, clock_timestamp() FROM tenants WHERE id = $1
   ON CONFLICT (tenant_id) DO NOTHING`;
 
-/** Milliseconds until one token is available (0 when one is). */
-export const BUDGET_WAIT_MS = `
-  SELECT greatest(0, (1 - least(t.dispatch_rate_per_second,
-                                 b.tokens + extract(epoch FROM clock_timestamp() - b.refilled_at)
-                                            * t.dispatch_rate_per_second))
-                     / t.dispatch_rate_per_second * 1000)::float8 AS wait_ms
+/** The balance as of now (refilled, capped), and the refill rate. */
+export const BUDGET_BALANCE = `
+  SELECT least(t.dispatch_rate_per_second,
+               b.tokens + extract(epoch FROM clock_timestamp() - b.refilled_at)
+                          * t.dispatch_rate_per_second)::float8 AS tokens,
+         t.dispatch_rate_per_second AS rate_per_second
     FROM tenant_dispatch_budget b JOIN tenants t ON t.id = b.tenant_id
    WHERE b.tenant_id = $1`;
 
-export const SPEND_TOKEN = `
+/** Spends $2 tokens (after refilling up to now). */
+export const SPEND_TOKENS = `
   UPDATE tenant_dispatch_budget b
      SET tokens = least(t.dispatch_rate_per_second,
                         b.tokens + extract(epoch FROM clock_timestamp() - b.refilled_at)
-                                   * t.dispatch_rate_per_second) - 1,
+                                   * t.dispatch_rate_per_second) - $2,
          refilled_at = clock_timestamp()
     FROM tenants t
    WHERE b.tenant_id = $1 AND t.id = b.tenant_id`;

@@ -4,7 +4,6 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Job } from 'pg-boss';
 import { Clock } from '../common/clock/clock';
-import { NotFoundError } from '../common/problem/domain-errors';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { errorSummary } from '../observability/error-summary';
@@ -19,23 +18,27 @@ import { classifyOutcome } from '../targets/http/outcome-classifier';
 import { invokeTarget } from '../targets/http/target-invoker';
 import type { DispatchTarget } from '../targets/target';
 import { TargetsService } from '../targets/targets.service';
+import { CompletionBatcher } from './completion-batcher';
 import { LeaseKeeper } from './lease-keeper';
 
-export interface Execution {
-  /** When set, a job for this run becomes due after this long: wake a local worker then. */
-  wakeInMs: number | null;
+interface HeldClaim {
+  claim: Claim;
+  job: Job<RunJob>;
+  /** performance.now() when its claim was sent: the lease cannot have started before. */
+  claimSentAt: number;
 }
 
 /**
- * One queue job, start to end: claim the run (receipt is not ownership), keep its lease while
- * the target is called, report the outcome under the fence. A job whose run cannot be claimed
- * is acknowledged without calling anything.
+ * A batch of queue jobs, start to end: claim their runs (receipt is not ownership), keep each
+ * lease while its target is called, report each outcome under its fence. A job whose run cannot
+ * be claimed is acknowledged without calling anything.
  */
 @Injectable()
 export class RunExecutor {
   private readonly logger = new Logger(RunExecutor.name);
   readonly workerId = `worker:${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly allowed: AllowedHosts;
+  private readonly completions: CompletionBatcher;
 
   constructor(
     private readonly execution: RunExecutionService,
@@ -47,17 +50,90 @@ export class RunExecutor {
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.allowed = parseAllowedHosts(config.targetAllowedHosts);
+    this.completions = new CompletionBatcher(
+      (batch) => this.execution.completeMany(batch),
+      settings.completionBatchSize,
+    );
   }
 
-  async execute(job: Job<RunJob>): Promise<Execution> {
-    const { runId, tenantId } = job.data;
-    const claimSentAt = performance.now();
-    const claimed = await this.execution.claim(tenantId, runId, this.workerId, { requeue: true });
-    if (!claimed.claimed) {
-      this.metrics.unclaimableJobs.inc({ reason: claimed.reason });
-      return { wakeInMs: claimed.requeuedInMs };
+  /**
+   * Claims each tenant's runs in one statement where it can (claimBatch), the rest one by one
+   * (claim, which refuses with a reason and requeues what must wait), then attempts every
+   * claimed run at once. Resolves when every attempt has ended, with the delays after which
+   * requeued or retried runs become due. Throws (so the queue delivers the jobs again) only if
+   * a claim could not reach the database, and only after the runs it did claim have ended.
+   */
+  async execute(jobs: ReadonlyArray<Job<RunJob>>): Promise<number[]> {
+    const wakes: number[] = [];
+    const failures: unknown[] = [];
+    const byTenant = new Map<string, Array<Job<RunJob>>>();
+    for (const job of jobs) {
+      const group = byTenant.get(job.data.tenantId) ?? [];
+      group.push(job);
+      byTenant.set(job.data.tenantId, group);
     }
-    const claim = claimed.claim;
+    await Promise.all(
+      [...byTenant].map(async ([tenantId, group]) => {
+        const held = await this.claim(tenantId, group, wakes).catch((error: unknown) => {
+          failures.push(error);
+          return [];
+        });
+        if (held.length === 0) return;
+        const targets = await this.targets
+          .getManyForDispatch(
+            tenantId,
+            held.map((h) => h.claim.targetId),
+          )
+          .catch((error: unknown) => new TargetsUnavailable(error));
+        await Promise.all(
+          held.map(async (h) => {
+            const wake = await this.run(h, targets);
+            if (wake !== null) wakes.push(wake);
+          }),
+        );
+      }),
+    );
+    if (failures.length > 0) throw failures[0];
+    return wakes;
+  }
+
+  private async claim(
+    tenantId: string,
+    jobs: ReadonlyArray<Job<RunJob>>,
+    wakes: number[],
+  ): Promise<HeldClaim[]> {
+    const jobOf = new Map(jobs.map((job) => [job.data.runId, job]));
+    const sentAt = performance.now();
+    const fast = await this.execution.claimBatch(tenantId, [...jobOf.keys()], this.workerId);
+    const held: HeldClaim[] = fast.map((claim) => ({
+      claim,
+      job: jobOf.get(claim.runId) as Job<RunJob>,
+      claimSentAt: sentAt,
+    }));
+    for (const claim of fast) jobOf.delete(claim.runId);
+    await Promise.all(
+      [...jobOf.values()].map(async (job) => {
+        const claimSentAt = performance.now();
+        const result = await this.execution.claim(tenantId, job.data.runId, this.workerId, {
+          requeue: true,
+        });
+        if (result.claimed) {
+          held.push({ claim: result.claim, job, claimSentAt });
+          return;
+        }
+        this.metrics.unclaimableJobs.inc({ reason: result.reason });
+        if (result.requeuedInMs !== null) wakes.push(result.requeuedInMs);
+      }),
+    );
+    return held;
+  }
+
+  /** One claimed run: the attempt under a kept lease, then the fenced completion. */
+  private async run(
+    { claim, job, claimSentAt }: HeldClaim,
+    targets: Map<string, DispatchTarget> | TargetsUnavailable,
+  ): Promise<number | null> {
+    const { tenantId, runId } = claim;
     const ids = { tenantId, scheduleId: claim.scheduleId, runId, attempt: claim.attempt };
     const keeper = new LeaseKeeper({
       claimSentAt,
@@ -71,35 +147,36 @@ export class RunExecutor {
     keeper.start();
     let report: AttemptReport;
     try {
-      report = await this.attempt(claim, keeper);
+      report =
+        targets instanceof TargetsUnavailable
+          ? {
+              // Nothing was sent: safe to try again later.
+              outcome: 'retryable',
+              error: `the target could not be loaded: ${errorSummary(targets.cause).message}`,
+              mayHaveActed: false,
+            }
+          : await this.attempt(claim, targets.get(claim.targetId) ?? null, keeper);
     } finally {
       await keeper.stop();
     }
     if (keeper.lost) {
       // Another worker may hold the run now: whatever this one learnt, it writes nothing.
       this.logger.warn(ids, 'lease lost during the attempt; result discarded');
-      return { wakeInMs: null };
+      return null;
     }
     const result = await this.completeWithRetries(claim, report, ids);
-    return { wakeInMs: result?.accepted ? result.retryInMs : null };
+    return result?.accepted ? result.retryInMs : null;
   }
 
-  private async attempt(claim: Claim, keeper: LeaseKeeper): Promise<AttemptReport> {
-    let target: DispatchTarget;
-    try {
-      target = await this.targets.getForDispatch(claim.tenantId, claim.targetId);
-    } catch (error) {
-      if (error instanceof NotFoundError) {
-        return {
-          outcome: 'failed',
-          error: `target ${claim.targetId} no longer exists`,
-          mayHaveActed: false,
-        };
-      }
-      // Nothing was sent: safe to try again later.
+  private async attempt(
+    claim: Claim,
+    target: DispatchTarget | null,
+    keeper: LeaseKeeper,
+  ): Promise<AttemptReport> {
+    if (!target) {
       return {
-        outcome: 'retryable',
-        error: `the target could not be loaded: ${errorSummary(error).message}`,
+        outcome: 'failed',
+        error: `target ${claim.targetId} no longer exists`,
         mayHaveActed: false,
       };
     }
@@ -159,12 +236,12 @@ export class RunExecutor {
   ): Promise<CompletionResult | null> {
     for (let round = 0; ; round++) {
       try {
-        const result = await this.execution.complete(
-          claim.tenantId,
-          claim.runId,
-          claim.fencingToken,
+        const result = await this.completions.complete({
+          tenantId: claim.tenantId,
+          runId: claim.runId,
+          fencingToken: claim.fencingToken,
           report,
-        );
+        });
         if (!result.accepted) this.logger.warn(ids, 'completion rejected: the lease had moved on');
         return result;
       } catch (error) {
@@ -182,4 +259,9 @@ export class RunExecutor {
       }
     }
   }
+}
+
+/** The targets of a batch could not be read: its runs end their attempt as retryable. */
+class TargetsUnavailable {
+  constructor(readonly cause: unknown) {}
 }

@@ -46,12 +46,9 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
         notifyPollingIntervalSeconds: this.settings.workerNotifyPollingIntervalSeconds,
       },
       async (jobs) => {
-        await Promise.all(
-          jobs.map(async (job) => {
-            const { wakeInMs } = await this.executor.execute(job);
-            if (wakeInMs !== null) this.wakeIn(wakeInMs);
-          }),
-        );
+        const wakes = await this.executor.execute(jobs);
+        // One timer per distinct millisecond is plenty: a wake-up fetches a whole batch.
+        for (const ms of new Set(wakes)) this.wakeIn(ms);
       },
     );
     this.metrics.roleActive.set({ role: 'worker' }, 1);

@@ -395,7 +395,9 @@ describe('targets API', () => {
       expect(created.body).not.toHaveProperty('signingSecret');
       const id = created.body.id;
       const service = t.app.get(TargetsService);
-      expect((await service.getForDispatch(tenant.id, id)).signingSecret).toBe(SECRET);
+      expect((await service.getManyForDispatch(tenant.id, [id])).get(id)?.signingSecret).toBe(
+        SECRET,
+      );
 
       expect((await send(t.http.get(`/targets/${id}`))).body.hasSigningSecret).toBe(true);
       expect((await send(t.http.get('/targets'))).body.items[0].hasSigningSecret).toBe(true);
@@ -405,14 +407,16 @@ describe('targets API', () => {
       const cleared = await send(t.http.patch(`/targets/${id}`).send({ signingSecret: null }));
       expect(cleared.status).toBe(200);
       expect(cleared.body.hasSigningSecret).toBe(false);
-      expect((await service.getForDispatch(tenant.id, id)).signingSecret).toBeNull();
+      expect((await service.getManyForDispatch(tenant.id, [id])).get(id)?.signingSecret).toBeNull();
       expect((await send(t.http.get(`/targets/${id}`))).body.hasSigningSecret).toBe(false);
 
       const rotated = await send(
         t.http.patch(`/targets/${id}`).send({ signingSecret: OTHER_SECRET }),
       );
       expect(rotated.body.hasSigningSecret).toBe(true);
-      expect((await service.getForDispatch(tenant.id, id)).signingSecret).toBe(OTHER_SECRET);
+      expect((await service.getManyForDispatch(tenant.id, [id])).get(id)?.signingSecret).toBe(
+        OTHER_SECRET,
+      );
 
       // Error answers to requests that carry a secret do not echo it either.
       await create(valid({ name: 'taken' }), tenant);
@@ -455,7 +459,7 @@ describe('targets API', () => {
       expect(row.deleted_at).toBeInstanceOf(Date);
 
       const service = t.app.get(TargetsService);
-      await expect(service.getForDispatch(tenant.id, target.id)).rejects.toThrow(NotFoundError);
+      expect((await service.getManyForDispatch(tenant.id, [target.id])).has(target.id)).toBe(false);
       await expect(service.assertUsable(tenant.id, target.id)).rejects.toThrow(NotFoundError);
 
       const again = await create(valid({ name: 'short-lived' }), tenant);
@@ -513,7 +517,8 @@ describe('targets API', () => {
 
       const service = t.app.get(TargetsService);
       await expect(service.assertUsable(intruder.id, target.id)).rejects.toThrow(NotFoundError);
-      await expect(service.getForDispatch(intruder.id, target.id)).rejects.toThrow(NotFoundError);
+      expect((await service.getManyForDispatch(intruder.id, [target.id])).size).toBe(0);
+      expect((await service.getManyForDispatch(owner.id, [target.id])).has(target.id)).toBe(true);
       await expect(service.assertUsable(owner.id, target.id)).resolves.toBeUndefined();
     });
 

@@ -1,0 +1,238 @@
+import { randomUUID } from 'node:crypto';
+import type { AttemptReport, Claim } from '../../src/occurrences/run';
+import { RunExecutionService } from '../../src/occurrences/run-execution.service';
+import { ExecutionWorld, pendingJobs, startExecutionWorld } from './execution.fixtures';
+
+const SUCCEEDED: AttemptReport = { outcome: 'succeeded', error: null, mayHaveActed: false };
+
+/**
+ * The built-in worker's batched paths: claimBatch (one statement for many runs of a tenant) and
+ * completeMany (one transaction for many completions) must keep every rule the one-run paths
+ * keep: never early, caps, rate, overlap, fences.
+ */
+describe('execution: batched claims and completions', () => {
+  let w: ExecutionWorld;
+  let execution: RunExecutionService;
+
+  const row = async (runId: string) =>
+    (await w.db.query('SELECT * FROM occurrences WHERE id = $1', [runId]))[0];
+  const running = async (tenantId: string) =>
+    (
+      await w.db.query(
+        `SELECT count(*)::int AS n FROM occurrences WHERE tenant_id = $1 AND state = 'RUNNING'`,
+        [tenantId],
+      )
+    )[0].n as number;
+  /** Instants are unique per (schedule, revision): each run gets its own past millisecond. */
+  let instant = Date.now() - 3600_000;
+  const dueRuns = async (scheduleId: string, n: number) => {
+    const ids: string[] = [];
+    for (let i = 0; i < n; i++) ids.push(await w.insertRun(scheduleId, new Date(instant++)));
+    return ids;
+  };
+  /** A tenant of its own (quotas differ per test), with a target and a schedule maker. */
+  const tenant = async (quotas: Record<string, number>) => {
+    const t = await w.t.createTenant(`batch-${randomUUID().slice(0, 8)}`, {
+      maxActiveSchedules: 1000,
+      ...quotas,
+    });
+    const targetId = await w.createTarget({ apiKey: t.apiKey });
+    return {
+      ...t,
+      targetId,
+      schedule: (body: Record<string, unknown> = {}) => w.createSchedule(targetId, body, t.apiKey),
+    };
+  };
+  const succeedAll = (claims: Claim[]) =>
+    execution.completeMany(
+      claims.map((c) => ({
+        tenantId: c.tenantId,
+        runId: c.runId,
+        fencingToken: c.fencingToken,
+        report: SUCCEEDED,
+      })),
+    );
+
+  beforeAll(async () => {
+    w = await startExecutionWorld('api');
+    execution = w.t.app.get(RunExecutionService);
+  });
+  afterAll(() => w.close());
+
+  it('claims only due, waiting, live runs of its own tenant, with an attempt each', async () => {
+    const a = await tenant({ maxConcurrentRuns: 100 });
+    const b = await tenant({ maxConcurrentRuns: 100 });
+    const schedule = await a.schedule();
+    const due = await dueRuns(schedule, 3);
+    const notDue = await w.insertRun(schedule, new Date(Date.now() + 3600_000));
+    const cancelled = (await dueRuns(schedule, 1))[0];
+    await w.db.query(`UPDATE occurrences SET cancel_requested_at = now() WHERE id = $1`, [
+      cancelled,
+    ]);
+    const otherTenants = await dueRuns(await b.schedule(), 1);
+
+    const claims = await execution.claimBatch(
+      a.id,
+      [...due, notDue, cancelled, ...otherTenants, randomUUID()],
+      'worker-batch',
+    );
+    expect(claims.map((c) => c.runId).sort()).toEqual([...due].sort());
+    for (const claim of claims) {
+      expect(claim).toMatchObject({ tenantId: a.id, attempt: 1, fencingToken: 1 });
+      expect(claim.targetId).toBe(a.targetId);
+      expect(await row(claim.runId)).toMatchObject({ state: 'RUNNING', worker_id: 'worker-batch' });
+    }
+    const attempts = await w.db.query(
+      `SELECT run_id, worker_id, fencing_token FROM attempts WHERE run_id = ANY($1::uuid[])`,
+      [[...due, notDue, cancelled, ...otherTenants]],
+    );
+    expect(attempts).toHaveLength(3);
+    for (const attempt of attempts) expect(attempt.worker_id).toBe('worker-batch');
+    for (const id of [notDue, cancelled, ...otherTenants]) {
+      expect(await row(id)).toMatchObject({ state: 'QUEUED', attempt_count: 0 });
+    }
+    await succeedAll(claims);
+  });
+
+  it("never takes more than the tenant's free permits, even from concurrent batches", async () => {
+    const a = await tenant({ maxConcurrentRuns: 5 });
+    const schedule = await a.schedule();
+    const [first] = await execution.claimBatch(a.id, await dueRuns(schedule, 1), 'w0');
+    const batches = await Promise.all(
+      [1, 2, 3, 4].map(async (i) =>
+        execution.claimBatch(a.id, await dueRuns(schedule, 4), `w${i}`),
+      ),
+    );
+    const claims = batches.flat();
+    // One permit was already taken: four of the sixteen.
+    expect(claims).toHaveLength(4);
+    expect(await running(a.id)).toBe(5);
+    // Completion gives permits back.
+    await succeedAll([first, ...claims.slice(0, 2)]);
+    expect(await running(a.id)).toBe(2);
+    await succeedAll(claims.slice(2));
+  });
+
+  it("spends the tenant's dispatch rate: never more runs than tokens", async () => {
+    const a = await tenant({ maxConcurrentRuns: 100, dispatchRatePerSecond: 3 });
+    const schedule = await a.schedule();
+    const claims = await execution.claimBatch(a.id, await dueRuns(schedule, 8), 'w');
+    expect(claims).toHaveLength(3);
+    // The bucket is empty now: an immediate second batch takes nothing.
+    expect(await execution.claimBatch(a.id, await dueRuns(schedule, 2), 'w')).toHaveLength(0);
+    await succeedAll(claims);
+  });
+
+  it('takes one run per schedule whose overlap policy is not allow, none beside a RUNNING one', async () => {
+    const a = await tenant({ maxConcurrentRuns: 100 });
+    const skip = await a.schedule({ overlapPolicy: 'skip' });
+    const buffered = await a.schedule({ overlapPolicy: 'buffer_one' });
+    const allow = await a.schedule({ overlapPolicy: 'allow' });
+    const skipRuns = await dueRuns(skip, 3);
+    const bufferedRuns = await dueRuns(buffered, 2);
+    const allowRuns = await dueRuns(allow, 3);
+    const claims = await execution.claimBatch(
+      a.id,
+      [...skipRuns, ...bufferedRuns, ...allowRuns],
+      'w',
+    );
+    const ids = claims.map((c) => c.runId);
+    // The oldest of each one-at-a-time schedule, every run of the allow schedule.
+    expect(ids.sort()).toEqual([skipRuns[0], bufferedRuns[0], ...allowRuns].sort());
+    // While they run, the others of those schedules stay for the one-run claim to decide.
+    const again = await execution.claimBatch(a.id, [...skipRuns, ...bufferedRuns], 'w');
+    expect(again).toHaveLength(0);
+    expect(await row(skipRuns[1])).toMatchObject({ state: 'QUEUED' });
+    await succeedAll(claims);
+  });
+
+  it('completes many in one call: transitions under each fence, stale ones noted, results in order', async () => {
+    const a = await tenant({ maxConcurrentRuns: 100 });
+    const schedule = await a.schedule({
+      overlapPolicy: 'allow',
+      retryPolicy: {
+        maxAttempts: 3,
+        initialDelayMs: 60_000,
+        maxDelayMs: 60_000,
+        retryDeadlineSeconds: 600,
+      },
+    });
+    const [ok, retry, failed, stale] = await execution.claimBatch(
+      a.id,
+      await dueRuns(schedule, 4),
+      'w',
+    );
+    // The stale one: its lease expired and the sweeper took it back.
+    await w.db.query(
+      `UPDATE occurrences SET lease_until = now() - interval '1 second' WHERE id = $1`,
+      [stale.runId],
+    );
+    await execution.sweepExpiredLeases();
+    const results = await execution.completeMany([
+      { tenantId: a.id, runId: ok.runId, fencingToken: ok.fencingToken, report: SUCCEEDED },
+      {
+        tenantId: a.id,
+        runId: retry.runId,
+        fencingToken: retry.fencingToken,
+        report: { outcome: 'retryable', error: 'target responded 503', mayHaveActed: false },
+      },
+      {
+        tenantId: a.id,
+        runId: failed.runId,
+        fencingToken: failed.fencingToken,
+        report: {
+          outcome: 'failed',
+          error: 'target responded 400',
+          mayHaveActed: false,
+          httpStatus: 400,
+        },
+      },
+      { tenantId: a.id, runId: stale.runId, fencingToken: stale.fencingToken, report: SUCCEEDED },
+    ]);
+    expect(results).toMatchObject([
+      { accepted: true, state: 'SUCCEEDED' },
+      { accepted: true, state: 'RETRY_WAIT' },
+      { accepted: true, state: 'FAILED', reason: 'target responded 400' },
+      { accepted: false, state: 'UNKNOWN' },
+    ]);
+    expect(await row(ok.runId)).toMatchObject({ state: 'SUCCEEDED', lease_until: null });
+    expect(await row(failed.runId)).toMatchObject({ state: 'FAILED' });
+    const retryRow = await row(retry.runId);
+    expect(retryRow.state).toBe('RETRY_WAIT');
+    const [job] = await pendingJobs(w.db, retry.runId);
+    expect(new Date(job.start_after).getTime()).toBe(retryRow.next_attempt_at.getTime());
+
+    const attempts = await w.db.query(
+      `SELECT run_id, outcome, http_status FROM attempts WHERE run_id = ANY($1::uuid[])`,
+      [[ok.runId, retry.runId, failed.runId, stale.runId]],
+    );
+    const outcome = (runId: string) => attempts.find((x: any) => x.run_id === runId);
+    expect(outcome(ok.runId)).toMatchObject({ outcome: 'succeeded' });
+    expect(outcome(retry.runId)).toMatchObject({ outcome: 'retryable' });
+    expect(outcome(failed.runId)).toMatchObject({ outcome: 'failed', http_status: 400 });
+    expect(outcome(stale.runId)).toMatchObject({ outcome: 'stale' });
+
+    await expect(
+      execution.completeMany([
+        { tenantId: a.id, runId: ok.runId, fencingToken: 1, report: SUCCEEDED },
+        { tenantId: a.id, runId: ok.runId, fencingToken: 1, report: SUCCEEDED },
+      ]),
+    ).rejects.toThrow(/once per batch/);
+  });
+
+  it('a buffer_one run ending in a batch hands the waiting run its job', async () => {
+    const a = await tenant({ maxConcurrentRuns: 100 });
+    const schedule = await a.schedule({ overlapPolicy: 'buffer_one' });
+    const [first, second] = await dueRuns(schedule, 2);
+    const [claim] = await execution.claimBatch(a.id, [first, second], 'w');
+    expect(claim.runId).toBe(first);
+    // The one-run claim is what marks the second as waiting (the batch leaves it alone).
+    expect(await execution.claim(a.id, second, 'w', { requeue: true })).toMatchObject({
+      reason: 'overlap',
+    });
+    expect(await row(second)).toMatchObject({ reason: 'waiting_for_previous' });
+    expect(await pendingJobs(w.db, second)).toHaveLength(0);
+    await succeedAll([claim]);
+    expect(await pendingJobs(w.db, second)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,73 @@
+import type { CompletionResult } from '../../../src/occurrences/run';
+import type { Completion } from '../../../src/occurrences/run-execution.service';
+import { CompletionBatcher } from '../../../src/worker/completion-batcher';
+
+const completion = (runId: string): Completion => ({
+  tenantId: 't',
+  runId,
+  fencingToken: 1,
+  report: { outcome: 'succeeded', error: null, mayHaveActed: false },
+});
+
+const accepted = (runId: string): CompletionResult => ({
+  accepted: true,
+  state: 'SUCCEEDED',
+  reason: runId,
+  nextAttemptAt: null,
+  retryInMs: null,
+});
+
+/** Records every batch it is given and answers each completion with its own run id. */
+function recorder(fail: (batch: Completion[]) => boolean = () => false) {
+  const batches: string[][] = [];
+  const completeMany = async (batch: Completion[]) => {
+    batches.push(batch.map((c) => c.runId));
+    await new Promise((done) => setTimeout(done, 5));
+    if (fail(batch)) throw new Error(`batch of ${batch.length} failed`);
+    return batch.map((c) => accepted(c.runId));
+  };
+  return { batches, completeMany };
+}
+
+describe('CompletionBatcher', () => {
+  it('writes completions that arrive together in one batch, each caller getting its own result', async () => {
+    const r = recorder();
+    const batcher = new CompletionBatcher(r.completeMany, 100);
+    const results = await Promise.all(
+      ['a', 'b', 'c'].map((id) => batcher.complete(completion(id))),
+    );
+    expect(r.batches).toEqual([['a', 'b', 'c']]);
+    expect(results.map((x) => x.accepted && x.reason)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('never exceeds the batch size; what arrives during a batch goes in the next', async () => {
+    const r = recorder();
+    const batcher = new CompletionBatcher(r.completeMany, 2);
+    const first = ['a', 'b', 'c'].map((id) => batcher.complete(completion(id)));
+    await new Promise((done) => setImmediate(done));
+    const late = batcher.complete(completion('d'));
+    await Promise.all([...first, late]);
+    expect(r.batches).toEqual([
+      ['a', 'b'],
+      ['c', 'd'],
+    ]);
+  });
+
+  it('puts a second completion of the same run in a later batch', async () => {
+    const r = recorder();
+    const batcher = new CompletionBatcher(r.completeMany, 100);
+    await Promise.all(['a', 'a', 'b'].map((id) => batcher.complete(completion(id))));
+    expect(r.batches).toEqual([['a', 'b'], ['a']]);
+  });
+
+  it('a failing batch is retried one by one, so one bad completion fails alone', async () => {
+    const r = recorder((batch) => batch.some((c) => c.runId === 'bad'));
+    const batcher = new CompletionBatcher(r.completeMany, 100);
+    const settled = await Promise.allSettled(
+      ['a', 'bad', 'b'].map((id) => batcher.complete(completion(id))),
+    );
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(r.batches[0]).toEqual(['a', 'bad', 'b']);
+    expect(r.batches.slice(1).sort()).toEqual([['a'], ['b'], ['bad']]);
+  });
+});
