@@ -6,6 +6,7 @@ import {
   type ExpectedOccurrence,
 } from '../analysis';
 import { ledgerCheck } from '../ledger-check';
+import { describeStages, stageLags } from '../stages';
 import type { BenchContext, ScenarioResult } from '../context';
 import { observe } from '../observe';
 import { seedSchedules } from '../seed-sql';
@@ -58,8 +59,13 @@ async function burst(ctx: BenchContext, size: number): Promise<ScenarioResult> {
     );
     const delivery = withLedger(analyze(receipts, expected, { from: dueAt, to: dueAt }), verdict);
     const lastMs = delivery.lagMs?.max ?? null;
+    const stages = await stageLags(world.db.url, { from: dueAt, to: dueAt + 1 });
     const logs = world.logSummary();
     const notes: string[] = [];
+    if (stages) {
+      notes.push(describeStages(stages));
+      console.log(`  ${describeStages(stages)}`);
+    }
     if (logs.errors > 0) notes.push(`service logged ${logs.errors} error line(s)`);
     const apiNote = world.apiNote();
     if (apiNote) notes.push(apiNote);
@@ -79,6 +85,7 @@ async function burst(ctx: BenchContext, size: number): Promise<ScenarioResult> {
         dueAt: runAt,
         seedSeconds: Math.round(createSeconds * 10) / 10,
         allDispatchedWithinMs: delivery.undelivered === 0 ? lastMs : null,
+        stages,
         serviceLog: logs,
       },
       notes,

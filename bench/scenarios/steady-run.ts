@@ -1,5 +1,6 @@
 import { analyze, receivedCheck, undeliveredOf, withLedger } from '../analysis';
 import { ledgerCheck } from '../ledger-check';
+import { describeStages, stageLags } from '../stages';
 import type { BenchContext, ScenarioResult } from '../context';
 import { observe } from '../observe';
 import type { BenchDatabase } from '../postgres';
@@ -94,8 +95,13 @@ export async function steadyRun(ctx: BenchContext, o: SteadyRunOptions): Promise
       receivedCheck(sink.all())(e),
     );
     const delivery = withLedger(analyze(receipts, expected, judged), verdict);
+    const stages = await stageLags(world.db.url, judged);
     const logs = world.logSummary();
     const notes: string[] = [];
+    if (stages) {
+      notes.push(describeStages(stages));
+      console.log(`  ${describeStages(stages)}`);
+    }
     if (workload.feeder.late > 0 || workload.feeder.failed > 0) {
       notes.push(
         `one-time feeder: ${workload.feeder.late} created <1 s before due, ` +
@@ -124,6 +130,7 @@ export async function steadyRun(ctx: BenchContext, o: SteadyRunOptions): Promise
       resources,
       extra: {
         seedSeconds: Math.round(seedSeconds * 10) / 10,
+        stages,
         drainedMs,
         feeder: { ...workload.feeder, minLeadMs: Math.round(workload.feeder.minLeadMs) },
         serviceLog: logs,

@@ -21,12 +21,14 @@ export class ExecutionSettings {
   /** A throttled run's job comes back after this long, plus up to as much again in jitter. */
   throttledRetryMs = 1_000;
   /**
-   * Built-in worker: runs executed at once per process, fetched (and claimed, per tenant) in
-   * batches of this size; completions that end together are written in batches of up to
+   * Built-in worker: attempts in flight per process (a fetch waits for room for a batch), jobs
+   * fetched and claimed (per tenant, one statement) in batches of workerBatchSize by
+   * workerFetchLoops loops; completions that end together are written in batches of up to
    * completionBatchSize.
    */
-  workerConcurrency = 100;
-  workerBatchSize = 25;
+  workerConcurrency = 200;
+  workerBatchSize = 50;
+  workerFetchLoops = 2;
   completionBatchSize = 100;
   /** Built-in worker: queue poll intervals (seconds); NOTIFY wakes it sooner for new jobs. */
   workerPollingIntervalSeconds = 0.5;

@@ -5,8 +5,6 @@ export interface LeaseKeeperOptions {
   /** performance.now() when the claim was sent: the lease cannot have started before. */
   claimSentAt: number;
   heartbeat: () => Promise<HeartbeatResult>;
-  /** Keeps the queue job visibly alive beside the run's lease; failures are only reported. */
-  touchJob: () => Promise<unknown>;
   intervalMs: number;
   leaseMs: number;
   onError: (error: unknown) => void;
@@ -70,9 +68,7 @@ export class LeaseKeeper {
       if (result.cancelRequested) return this.abort('cancel_requested');
     } catch (error) {
       this.options.onError(error);
-      return;
     }
-    await this.options.touchJob().catch(this.options.onError);
   }
 
   private abort(state: 'lost' | 'cancel_requested'): void {

@@ -11,8 +11,7 @@ import { ExecutionMetrics } from '../occurrences/execution-metrics';
 import { ExecutionSettings } from '../occurrences/execution-settings';
 import type { AttemptReport, Claim, CompletionResult } from '../occurrences/run';
 import { RunExecutionService } from '../occurrences/run-execution.service';
-import { PgBossService } from '../queue/pg-boss.service';
-import { RunJob, RUNS_QUEUE } from '../queue/queue.constants';
+import type { RunJob } from '../queue/queue.constants';
 import { AllowedHosts, parseAllowedHosts } from '../targets/http/address-policy';
 import { classifyOutcome } from '../targets/http/outcome-classifier';
 import { invokeTarget } from '../targets/http/target-invoker';
@@ -23,7 +22,6 @@ import { LeaseKeeper } from './lease-keeper';
 
 interface HeldClaim {
   claim: Claim;
-  job: Job<RunJob>;
   /** performance.now() when its claim was sent: the lease cannot have started before. */
   claimSentAt: number;
 }
@@ -39,11 +37,11 @@ export class RunExecutor {
   readonly workerId = `worker:${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly allowed: AllowedHosts;
   private readonly completions: CompletionBatcher;
+  private readonly attempts = new Set<Promise<void>>();
 
   constructor(
     private readonly execution: RunExecutionService,
     private readonly targets: TargetsService,
-    private readonly queue: PgBossService,
     private readonly settings: ExecutionSettings,
     private readonly metrics: ExecutionMetrics,
     private readonly clock: Clock,
@@ -58,13 +56,14 @@ export class RunExecutor {
 
   /**
    * Claims each tenant's runs in one statement where it can (claimBatch), the rest one by one
-   * (claim, which refuses with a reason and requeues what must wait), then attempts every
-   * claimed run at once. Resolves when every attempt has ended, with the delays after which
-   * requeued or retried runs become due. Throws (so the queue delivers the jobs again) only if
-   * a claim could not reach the database, and only after the runs it did claim have ended.
+   * (claim, which refuses with a reason and requeues what must wait), and starts an attempt for
+   * every claimed run. Resolves once the claims are made, not when the attempts end: from its
+   * claim on, a run is the ledger's (its lease, the sweeper), so its queue job has done its work
+   * and can be acknowledged while the attempt runs. `onWake` gets the delay after which a
+   * requeued or retried run becomes due. Throws (so the queue delivers the jobs again) only if a
+   * claim could not reach the database; runs claimed meanwhile still run.
    */
-  async execute(jobs: ReadonlyArray<Job<RunJob>>): Promise<number[]> {
-    const wakes: number[] = [];
+  async start(jobs: ReadonlyArray<Job<RunJob>>, onWake: (inMs: number) => void): Promise<void> {
     const failures: unknown[] = [];
     const byTenant = new Map<string, Array<Job<RunJob>>>();
     for (const job of jobs) {
@@ -74,7 +73,7 @@ export class RunExecutor {
     }
     await Promise.all(
       [...byTenant].map(async ([tenantId, group]) => {
-        const held = await this.claim(tenantId, group, wakes).catch((error: unknown) => {
+        const held = await this.claim(tenantId, group, onWake).catch((error: unknown) => {
           failures.push(error);
           return [];
         });
@@ -85,31 +84,48 @@ export class RunExecutor {
             held.map((h) => h.claim.targetId),
           )
           .catch((error: unknown) => new TargetsUnavailable(error));
-        await Promise.all(
-          held.map(async (h) => {
-            const wake = await this.run(h, targets);
-            if (wake !== null) wakes.push(wake);
-          }),
-        );
+        for (const h of held) this.track(this.run(h, targets), onWake);
       }),
     );
     if (failures.length > 0) throw failures[0];
-    return wakes;
+  }
+
+  /** Attempts in flight in this process. */
+  get inFlight(): number {
+    return this.attempts.size;
+  }
+
+  /** Resolves once fewer than `limit` attempts are in flight. */
+  async roomFor(limit: number): Promise<void> {
+    while (this.attempts.size >= limit) await Promise.race(this.attempts);
+  }
+
+  /** Resolves when every attempt in flight has ended (its run written under its fence). */
+  async drain(): Promise<void> {
+    while (this.attempts.size > 0) await Promise.all(this.attempts);
+  }
+
+  private track(attempt: Promise<number | null>, onWake: (inMs: number) => void): void {
+    const tracked: Promise<void> = attempt
+      .then((wake) => {
+        if (wake !== null) onWake(wake);
+      })
+      .catch((error: unknown) =>
+        this.logger.error({ err: errorSummary(error) }, 'attempt failed unexpectedly'),
+      )
+      .finally(() => this.attempts.delete(tracked));
+    this.attempts.add(tracked);
   }
 
   private async claim(
     tenantId: string,
     jobs: ReadonlyArray<Job<RunJob>>,
-    wakes: number[],
+    onWake: (inMs: number) => void,
   ): Promise<HeldClaim[]> {
     const jobOf = new Map(jobs.map((job) => [job.data.runId, job]));
     const sentAt = performance.now();
     const fast = await this.execution.claimBatch(tenantId, [...jobOf.keys()], this.workerId);
-    const held: HeldClaim[] = fast.map((claim) => ({
-      claim,
-      job: jobOf.get(claim.runId) as Job<RunJob>,
-      claimSentAt: sentAt,
-    }));
+    const held: HeldClaim[] = fast.map((claim) => ({ claim, claimSentAt: sentAt }));
     for (const claim of fast) jobOf.delete(claim.runId);
     await Promise.all(
       [...jobOf.values()].map(async (job) => {
@@ -118,11 +134,11 @@ export class RunExecutor {
           requeue: true,
         });
         if (result.claimed) {
-          held.push({ claim: result.claim, job, claimSentAt });
+          held.push({ claim: result.claim, claimSentAt });
           return;
         }
         this.metrics.unclaimableJobs.inc({ reason: result.reason });
-        if (result.requeuedInMs !== null) wakes.push(result.requeuedInMs);
+        if (result.requeuedInMs !== null) onWake(result.requeuedInMs);
       }),
     );
     return held;
@@ -130,7 +146,7 @@ export class RunExecutor {
 
   /** One claimed run: the attempt under a kept lease, then the fenced completion. */
   private async run(
-    { claim, job, claimSentAt }: HeldClaim,
+    { claim, claimSentAt }: HeldClaim,
     targets: Map<string, DispatchTarget> | TargetsUnavailable,
   ): Promise<number | null> {
     const { tenantId, runId } = claim;
@@ -138,7 +154,6 @@ export class RunExecutor {
     const keeper = new LeaseKeeper({
       claimSentAt,
       heartbeat: () => this.execution.heartbeat(tenantId, runId, claim.fencingToken),
-      touchJob: () => this.queue.boss.touch(RUNS_QUEUE, { id: job.id, retryCount: job.retryCount }),
       intervalMs: this.settings.heartbeatIntervalMs,
       leaseMs: this.settings.leaseMs,
       onError: (error) =>

@@ -13,8 +13,10 @@ import { RunExecutor } from './run-executor';
 
 /**
  * The worker role: consumes run jobs with bounded local concurrency. pg-boss completes a job
- * only after its handler returns, i.e. after the run's durable transition; a handler that
- * throws (the database was unreachable at claim) has its job retried by pg-boss.
+ * after its handler returns, i.e. once its run is claimed (or refused, and requeued if it must
+ * wait): from the claim on the run's lease and the sweeper guarantee it an end, so the job has
+ * done its work. A handler that throws (the database was unreachable at claim) has its jobs
+ * retried by pg-boss.
  */
 @Injectable()
 export class WorkerService implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -34,21 +36,21 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       RUNS_QUEUE,
       {
         // pg-boss sleeps a polling interval after every fetch unless the fetch came back full
-        // (burstWhenBatchFull, which needs batchSize > 1): fetch batches and run each batch's
-        // jobs at once, so a backlog drains continuously instead of one job per loop per poll.
+        // (burstWhenBatchFull, which needs batchSize > 1): fetch batches, so a backlog drains
+        // continuously instead of one job per loop per poll.
         batchSize: this.settings.workerBatchSize,
-        localConcurrency: Math.max(
-          1,
-          Math.ceil(this.settings.workerConcurrency / this.settings.workerBatchSize),
-        ),
+        localConcurrency: this.settings.workerFetchLoops,
         burstWhenBatchFull: true,
         pollingIntervalSeconds: this.settings.workerPollingIntervalSeconds,
         notifyPollingIntervalSeconds: this.settings.workerNotifyPollingIntervalSeconds,
       },
       async (jobs) => {
-        const wakes = await this.executor.execute(jobs);
-        // One timer per distinct millisecond is plenty: a wake-up fetches a whole batch.
-        for (const ms of new Set(wakes)) this.wakeIn(ms);
+        // The handler returns once the runs are claimed (the jobs are then acknowledged); the
+        // attempts go on. It fetches again only when there is room for another batch.
+        await this.executor.start(jobs, (inMs) => this.wakeIn(inMs));
+        await this.executor.roomFor(
+          Math.max(1, this.settings.workerConcurrency - this.settings.workerBatchSize + 1),
+        );
       },
     );
     this.metrics.roleActive.set({ role: 'worker' }, 1);
@@ -61,13 +63,14 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     for (const timer of this.wakeTimers) clearTimeout(timer);
     this.wakeTimers.clear();
     if (workId) {
-      // Waits for attempts in flight: their runs end under their fence, not by lease expiry.
       await this.queue.boss
         .offWork(RUNS_QUEUE, { id: workId, wait: true })
         .catch((error: unknown) =>
           this.logger.error({ err: errorSummary(error) }, 'worker stop failed'),
         );
     }
+    // Attempts in flight end under their fence, not by lease expiry.
+    await this.executor.drain();
     this.metrics.roleActive.set({ role: 'worker' }, 0);
     this.logger.log('worker stopped');
   }
