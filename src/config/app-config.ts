@@ -23,6 +23,8 @@ export interface AppConfig {
   /** Poller: shard lease period (renewed every third of it) and due entries per transaction. */
   pollerLeaseSeconds: number;
   pollerBatchSize: number;
+  /** How far ahead of an instant the poller prepares its batch (0: only once due). */
+  pollerLookaheadMs: number;
   /** Upper bound on a graceful shutdown before the process gives up waiting for in-flight work. */
   shutdownTimeoutMs: number;
 }
@@ -63,6 +65,7 @@ export function loadConfig(env: Env): AppConfig {
     managementBurst: integer(env, 'MANAGEMENT_BURST', 100, 1, 100000),
     pollerLeaseSeconds: integer(env, 'POLLER_LEASE_SECONDS', 10, 1, 600),
     pollerBatchSize: integer(env, 'POLLER_BATCH_SIZE', 500, 1, 10000),
+    pollerLookaheadMs: integer(env, 'POLLER_LOOKAHEAD_MS', 100, 0, 1000),
   };
 }
 

@@ -9,6 +9,7 @@ import {
   NEXT_DUE_IN_SHARDS,
   NOTIFY_DUE,
   REMOVE_DUE_ENTRIES,
+  WAIT_UNTIL,
 } from './due-index.sql';
 import { shardOf } from './shard';
 
@@ -19,6 +20,15 @@ export interface ClaimedDueEntry {
   dueAtExact: string;
   scheduleId: string;
   revision: number;
+}
+
+export interface ClaimedDueBatch {
+  entries: ClaimedDueEntry[];
+  /**
+   * The latest instant the batch may hold: the database's now() when it holds entries already
+   * due, else the one instant it was prepared ahead for. Null when the batch is empty.
+   */
+  horizon: { at: Date; exact: string } | null;
 }
 
 export interface DueEntry {
@@ -46,26 +56,44 @@ export class DueIndexService {
     await em.query(NOTIFY_DUE, [String(shardOf(entry.scheduleId))]);
   }
 
-  /** Locks up to `limit` due entries of the given shards for this transaction. */
+  /**
+   * Locks up to `limit` entries of the given shards for this transaction: those due by the
+   * database clock or, with none, those of the next instant if it is within `lookaheadMs`
+   * (see CLAIM_DUE_ENTRIES). `horizon` is the latest instant the batch may hold.
+   */
   async claimDue(
     em: EntityManager,
     shards: readonly number[],
     limit: number,
-  ): Promise<ClaimedDueEntry[]> {
+    lookaheadMs: number,
+  ): Promise<ClaimedDueBatch> {
     const rows = await queryRows<{
       shard: number;
       due_at: Date;
       due_at_exact: string;
       schedule_id: string;
       revision: number;
-    }>(em, CLAIM_DUE_ENTRIES, [shards, limit]);
-    return rows.map((r) => ({
-      shard: r.shard,
-      dueAt: r.due_at,
-      dueAtExact: r.due_at_exact,
-      scheduleId: r.schedule_id,
-      revision: r.revision,
-    }));
+      horizon: Date;
+      horizon_exact: string;
+    }>(em, CLAIM_DUE_ENTRIES, [shards, limit, lookaheadMs]);
+    return {
+      entries: rows.map((r) => ({
+        shard: r.shard,
+        dueAt: r.due_at,
+        dueAtExact: r.due_at_exact,
+        scheduleId: r.schedule_id,
+        revision: r.revision,
+      })),
+      horizon: rows.length > 0 ? { at: rows[0].horizon, exact: rows[0].horizon_exact } : null,
+    };
+  }
+
+  /** Returns once the database clock has reached `exact` (sleeping in the database). */
+  async waitUntil(em: EntityManager, exact: string): Promise<void> {
+    for (;;) {
+      const [row] = await queryRows<{ reached: boolean }>(em, WAIT_UNTIL, [exact]);
+      if (row?.reached) return;
+    }
   }
 
   async drop(em: EntityManager, entries: readonly ClaimedDueEntry[]): Promise<void> {

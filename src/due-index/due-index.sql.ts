@@ -9,18 +9,38 @@ export const INSERT_DUE_ENTRY = `
   VALUES ($1, $2, $3, $4, $5)`;
 
 /**
- * The poller's bounded range scan: only entries already due by the database clock, in the
- * shards this poller holds, oldest first. Cost follows the due entries, not the total: the
- * primary key (shard, due_at, schedule_id) answers `shard = ANY(..) AND due_at <= now()`.
- * SKIP LOCKED lets pollers that briefly overlap on a shard take disjoint entries.
+ * The poller's bounded range scan, in the shards this poller holds, oldest first: the entries
+ * already due by the database clock and, when none is and the earliest entry is due within $3
+ * ms, the entries of that one instant (the horizon), which the poller prepares ahead and
+ * commits once the database clock reaches it (see WAIT_UNTIL). Cost follows the due entries,
+ * not the total: the primary key (shard, due_at, schedule_id) answers both the per-shard
+ * minimum and `shard = ANY(..) AND due_at <= horizon`. SKIP LOCKED lets pollers that briefly
+ * overlap on a shard take disjoint entries. $1 shards, $2 limit, $3 lookahead ms.
  */
 export const CLAIM_DUE_ENTRIES = `
-  SELECT d.shard, d.due_at, d.due_at::text AS due_at_exact, d.schedule_id, d.revision
-    FROM due_index d
-   WHERE d.shard = ANY($1::smallint[]) AND d.due_at <= now()
+  WITH horizon AS (
+    SELECT greatest(now(),
+                    least(now() + make_interval(secs => $3::double precision / 1000),
+                          min(x.due_at))) AS at
+      FROM unnest($1::smallint[]) AS s(shard)
+     CROSS JOIN LATERAL (
+       SELECT due_at FROM due_index WHERE shard = s.shard ORDER BY due_at LIMIT 1) x)
+  SELECT d.shard, d.due_at, d.due_at::text AS due_at_exact, d.schedule_id, d.revision,
+         h.at AS horizon, h.at::text AS horizon_exact
+    FROM due_index d, horizon h
+   WHERE d.shard = ANY($1::smallint[]) AND d.due_at <= h.at
    ORDER BY d.due_at
    LIMIT $2
-   FOR UPDATE SKIP LOCKED`;
+   FOR UPDATE OF d SKIP LOCKED`;
+
+/**
+ * Sleeps in the database until its clock reaches $1 and says whether it has: a dispatch
+ * prepared ahead commits only after its instant, so no run or job exists before it is due.
+ * The subquery (volatile, never flattened) sleeps before the outer clock is read.
+ */
+export const WAIT_UNTIL = `
+  SELECT clock_timestamp() >= $1::timestamptz AS reached
+    FROM (SELECT pg_sleep(greatest(0, extract(epoch FROM $1::timestamptz - clock_timestamp())))) slept`;
 
 /**
  * Deletes claimed entries by their exact keys, in one statement per batch (due_at travels as

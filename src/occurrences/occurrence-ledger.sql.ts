@@ -2,16 +2,21 @@
  * The ledger insert: "exactly one logical occurrence per (schedule, revision, due instant)".
  * Whatever the number of pollers racing, the unique constraint lets one insert win; the others
  * get no row back and publish nothing. The retry deadline is measured from the database clock.
+ * A run's created_at is when it came to be: the transaction's clock, or its instant when the
+ * poller prepared the batch ahead and commits it once the instant is reached (so a run never
+ * looks older than its instant).
  */
 export const INSERT_OCCURRENCES = `
   INSERT INTO occurrences (
     tenant_id, schedule_id, revision, scheduled_at, scheduled_local, state, reason, trigger,
-    max_attempts, retry_deadline, coalesced_count, coalesced_first, coalesced_last, finished_at)
+    max_attempts, retry_deadline, coalesced_count, coalesced_first, coalesced_last, created_at,
+    finished_at)
   SELECT o.tenant_id, o.schedule_id, o.revision, o.scheduled_at, o.scheduled_local, o.state,
          o.reason, o.trigger, o.max_attempts,
          greatest(now(), o.scheduled_at) + make_interval(secs => o.retry_deadline_seconds),
          o.coalesced_count, o.coalesced_first, o.coalesced_last,
-         CASE WHEN o.state = 'SKIPPED' THEN now() END
+         greatest(now(), o.scheduled_at),
+         CASE WHEN o.state = 'SKIPPED' THEN greatest(now(), o.scheduled_at) END
     FROM jsonb_to_recordset($1::jsonb) AS o(
       tenant_id uuid, schedule_id uuid, revision int, scheduled_at timestamptz,
       scheduled_local text, state text, reason text, trigger text, max_attempts int,

@@ -13,7 +13,10 @@ export interface DispatchResult {
   dropped: number;
   created: Array<{ state: string; reason: string | null; scheduledAt: Date }>;
   published: number;
-  /** The database clock of the transaction, the instant due-ness was decided at. */
+  /**
+   * The instant due-ness was decided at: the database clock of the transaction, or the later
+   * instant a batch prepared ahead was committed at (after the database clock reached it).
+   */
   now: Date;
 }
 
@@ -23,6 +26,12 @@ export interface DispatchResult {
  * for the runs ready to go, advance each schedule and its entry. Either all of it commits or
  * none, so an occurrence is never lost between ledger and queue, and a crash at any point leaves
  * the entry due for the next poller.
+ *
+ * With a lookahead, a batch for an instant a few milliseconds away is prepared ahead and held
+ * open until the database clock reaches the instant, then committed: the work of dispatch is
+ * off the critical path, and nothing (run, job) is visible before it is due. Holding the batch
+ * keeps its schedules locked, so an edit in that window waits for the commit and takes effect
+ * after the instant, exactly as if it had arrived just after it.
  */
 @Injectable()
 export class DueDispatcher {
@@ -36,11 +45,19 @@ export class DueDispatcher {
   async dispatch(
     shards: readonly number[],
     batchSize: number,
-    beforeCommit: () => Promise<void> = async () => undefined,
+    options: { lookaheadMs?: number; beforeCommit?: () => Promise<void> } = {},
   ): Promise<DispatchResult> {
     return this.dataSource.transaction(async (em) => {
-      const [{ now }] = await em.query('SELECT now() AS now');
-      const entries = await this.dueIndex.claimDue(em, shards, batchSize);
+      const [{ now: dbNow }] = await em.query('SELECT now() AS now');
+      const { entries, horizon } = await this.dueIndex.claimDue(
+        em,
+        shards,
+        batchSize,
+        options.lookaheadMs ?? 0,
+      );
+      // Plan as of the instant the batch commits at: the horizon (the database's now() unless
+      // the batch was prepared ahead for a later instant).
+      const now: Date = horizon && horizon.at > dbNow ? horizon.at : dbNow;
       const result: DispatchResult = {
         entries: entries.length,
         dropped: 0,
@@ -106,7 +123,8 @@ export class DueDispatcher {
         .filter((row) => toPublish.has(`${row.scheduleId}@${row.scheduledAt.getTime()}`))
         .map((row) => ({ runId: row.id, tenantId: row.tenantId }));
       await this.ledger.publish(em, jobs);
-      await beforeCommit();
+      if (horizon && horizon.at > dbNow) await this.dueIndex.waitUntil(em, horizon.exact);
+      await options.beforeCommit?.();
       const byKey = new Map(planned.map((o) => [`${o.scheduleId}@${o.scheduledAt.getTime()}`, o]));
       result.created = inserted.map((row) => ({
         state: row.state,

@@ -127,7 +127,9 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
   private async drain(): Promise<void> {
     if (this.owned.length === 0) return;
     for (let batches = 0; this.running && batches < 100; batches++) {
-      const result = await this.dispatcher.dispatch(this.owned, this.config.pollerBatchSize);
+      const result = await this.dispatcher.dispatch(this.owned, this.config.pollerBatchSize, {
+        lookaheadMs: this.config.pollerLookaheadMs,
+      });
       this.record(result);
       if (result.entries < this.config.pollerBatchSize) return;
     }
@@ -144,14 +146,19 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
     }
   }
 
-  /** How long to sleep: until the next due instant on the local clock, corrected for skew. */
+  /**
+   * How long to sleep: until the lookahead before the next due instant on the local clock,
+   * corrected for skew (the batch is then prepared ahead and committed at the instant).
+   */
   private async untilNextDue(nextLeaseRound: number): Promise<number> {
     const now = this.clock.nowMs();
     const next = await this.dispatcher.nextDue(this.owned);
     const dueLocal = next ? next.getTime() + this.skewMs : Infinity;
     this.metrics.oldestDueAge.set(next && dueLocal < now ? (now - dueLocal) / 1000 : 0);
-    // Due already but not by the database's clock yet (skew, rounding): look again very soon.
-    const untilDue = dueLocal <= now ? 2 : dueLocal - now;
+    const prepareAt = dueLocal - this.config.pollerLookaheadMs;
+    // Within reach already but not by the database's clock yet (skew, rounding): look again
+    // very soon.
+    const untilDue = prepareAt <= now ? 2 : prepareAt - now;
     return Math.max(1, Math.min(untilDue, nextLeaseRound - now, MAX_IDLE_MS));
   }
 

@@ -54,6 +54,51 @@ describe('poller: due-time discovery and durable dispatch', () => {
       ).toHaveLength(0);
     });
 
+    it('prepares a batch ahead of its instant and commits it only once the database clock reaches it', async () => {
+      const dispatcher = t.app.get(DueDispatcher);
+      const poller = t.app.get(PollerService);
+      await poller.beforeApplicationShutdown(); // this test drives the dispatcher itself
+      try {
+        const [{ at }] = await db.query(
+          `SELECT date_trunc('milliseconds', clock_timestamp() + interval '700 milliseconds') AS at`,
+        );
+        const schedule = await make.createSchedule({ runAt: new Date(at).toISOString() });
+        // Nothing is due yet: without a lookahead the batch is empty.
+        expect((await dispatcher.dispatch(ALL_SHARDS, 100)).entries).toBe(0);
+        const seen: Array<{ visible: boolean; dueByDbClock: boolean }> = [];
+        let dispatching = true;
+        const watching = (async () => {
+          while (dispatching) {
+            const [row] = await db.query(
+              `SELECT EXISTS (SELECT 1 FROM occurrences WHERE schedule_id = $1) AS visible,
+                      clock_timestamp() >= $2::timestamptz AS "dueByDbClock"`,
+              [schedule.id, at],
+            );
+            seen.push(row);
+            await new Promise((done) => setTimeout(done, 5));
+          }
+        })();
+        const result = await dispatcher.dispatch(ALL_SHARDS, 100, { lookaheadMs: 5000 });
+        dispatching = false;
+        await watching;
+        expect(result.created).toHaveLength(1);
+        expect(result.now.getTime()).toBe(new Date(at).getTime());
+        const [{ reached }] = await db.query('SELECT clock_timestamp() >= $1 AS reached', [at]);
+        expect(reached).toBe(true);
+        // Held open while the instant was ahead: never visible before it.
+        expect(seen.filter((s) => !s.dueByDbClock).length).toBeGreaterThan(10);
+        expect(seen.filter((s) => s.visible && !s.dueByDbClock)).toEqual([]);
+        const [run] = await db.query(
+          'SELECT scheduled_at, created_at FROM occurrences WHERE schedule_id = $1',
+          [schedule.id],
+        );
+        expect(run.created_at.getTime()).toBeGreaterThanOrEqual(run.scheduled_at.getTime());
+        expect((await jobsPerRun(db)).size).toBeGreaterThan(0);
+      } finally {
+        await poller.onApplicationBootstrap();
+      }
+    });
+
     it('holds every shard when alone and reports it', async () => {
       await eventually(() =>
         expect(t.app.get(PollerService).ownedShards()).toHaveLength(SHARD_COUNT),
@@ -98,8 +143,10 @@ describe('poller: due-time discovery and durable dispatch', () => {
           expect(due).toBe(true);
         });
         await expect(
-          dispatcher.dispatch(ALL_SHARDS, 100, async () => {
-            throw new Error('crash between the inserts and the commit');
+          dispatcher.dispatch(ALL_SHARDS, 100, {
+            beforeCommit: async () => {
+              throw new Error('crash between the inserts and the commit');
+            },
           }),
         ).rejects.toThrow('crash');
         expect(
