@@ -23,12 +23,14 @@ export class ExecutionSettings {
   /**
    * Built-in worker: attempts in flight per process (a fetch waits for room for a batch), jobs
    * fetched and claimed (per tenant, one statement) in batches of workerBatchSize by
-   * workerFetchLoops loops; completions that end together are written in batches of up to
-   * completionBatchSize.
+   * workerFetchLoops loops. Claims of one tenant made at once in a process are merged into
+   * one statement of up to claimBatchSize runs; completions that end together into one
+   * transaction of up to completionBatchSize.
    */
   workerConcurrency = 200;
   workerBatchSize = 50;
-  workerFetchLoops = 2;
+  workerFetchLoops = 4;
+  claimBatchSize = 200;
   completionBatchSize = 100;
   /** Built-in worker: queue poll intervals (seconds); NOTIFY wakes it sooner for new jobs. */
   workerPollingIntervalSeconds = 0.5;

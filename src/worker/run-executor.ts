@@ -10,14 +10,14 @@ import { errorSummary } from '../observability/error-summary';
 import { ExecutionMetrics } from '../occurrences/execution-metrics';
 import { ExecutionSettings } from '../occurrences/execution-settings';
 import type { AttemptReport, Claim, CompletionResult } from '../occurrences/run';
-import { RunExecutionService } from '../occurrences/run-execution.service';
+import { Completion, RunExecutionService } from '../occurrences/run-execution.service';
 import type { RunJob } from '../queue/queue.constants';
 import { AllowedHosts, parseAllowedHosts } from '../targets/http/address-policy';
 import { classifyOutcome } from '../targets/http/outcome-classifier';
 import { invokeTarget } from '../targets/http/target-invoker';
 import type { DispatchTarget } from '../targets/target';
 import { TargetsService } from '../targets/targets.service';
-import { CompletionBatcher } from './completion-batcher';
+import { Batcher } from './batcher';
 import { LeaseKeeper } from './lease-keeper';
 
 interface HeldClaim {
@@ -36,7 +36,9 @@ export class RunExecutor {
   private readonly logger = new Logger(RunExecutor.name);
   readonly workerId = `worker:${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly allowed: AllowedHosts;
-  private readonly completions: CompletionBatcher;
+  private readonly completions: Batcher<Completion, CompletionResult>;
+  /** Per tenant with claims in progress in this process. */
+  private readonly claimers = new Map<string, Batcher<string, Claim | null>>();
   private readonly attempts = new Set<Promise<void>>();
 
   constructor(
@@ -48,10 +50,10 @@ export class RunExecutor {
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.allowed = parseAllowedHosts(config.targetAllowedHosts);
-    this.completions = new CompletionBatcher(
-      (batch) => this.execution.completeMany(batch),
-      settings.completionBatchSize,
-    );
+    this.completions = new Batcher((batch) => this.execution.completeMany(batch), {
+      maxBatch: settings.completionBatchSize,
+      idOf: (completion) => completion.runId,
+    });
   }
 
   /**
@@ -122,13 +124,16 @@ export class RunExecutor {
     jobs: ReadonlyArray<Job<RunJob>>,
     onWake: (inMs: number) => void,
   ): Promise<HeldClaim[]> {
-    const jobOf = new Map(jobs.map((job) => [job.data.runId, job]));
     const sentAt = performance.now();
-    const fast = await this.execution.claimBatch(tenantId, [...jobOf.keys()], this.workerId);
-    const held: HeldClaim[] = fast.map((claim) => ({ claim, claimSentAt: sentAt }));
-    for (const claim of fast) jobOf.delete(claim.runId);
+    const fast = await Promise.all(jobs.map((job) => this.claimTogether(tenantId, job.data.runId)));
+    const held: HeldClaim[] = [];
+    const rest: Array<Job<RunJob>> = [];
+    fast.forEach((claim, i) => {
+      if (claim) held.push({ claim, claimSentAt: sentAt });
+      else rest.push(jobs[i]);
+    });
     await Promise.all(
-      [...jobOf.values()].map(async (job) => {
+      rest.map(async (job) => {
         const claimSentAt = performance.now();
         const result = await this.execution.claim(tenantId, job.data.runId, this.workerId, {
           requeue: true,
@@ -142,6 +147,31 @@ export class RunExecutor {
       }),
     );
     return held;
+  }
+
+  /**
+   * The fast claim of one run, batched with whatever this process is claiming for the same
+   * tenant (see claimBatch): the fetch loops of a busy worker then hold the tenant's permit lock
+   * once per batch rather than queueing for it one behind another. Null: not taken (the caller
+   * claims it alone to learn why).
+   */
+  private claimTogether(tenantId: string, runId: string): Promise<Claim | null> {
+    let claimer = this.claimers.get(tenantId);
+    if (!claimer) {
+      claimer = new Batcher(
+        async (runIds: string[]) => {
+          const claims = await this.execution.claimBatch(tenantId, runIds, this.workerId);
+          const byRun = new Map(claims.map((claim) => [claim.runId, claim]));
+          return runIds.map((runId) => byRun.get(runId) ?? null);
+        },
+        { maxBatch: this.settings.claimBatchSize, idOf: (runId) => runId },
+      );
+      this.claimers.set(tenantId, claimer);
+    }
+    const used = claimer;
+    return used.submit(runId).finally(() => {
+      if (used.idle && this.claimers.get(tenantId) === used) this.claimers.delete(tenantId);
+    });
   }
 
   /** One claimed run: the attempt under a kept lease, then the fenced completion. */
@@ -251,7 +281,7 @@ export class RunExecutor {
   ): Promise<CompletionResult | null> {
     for (let round = 0; ; round++) {
       try {
-        const result = await this.completions.complete({
+        const result = await this.completions.submit({
           tenantId: claim.tenantId,
           runId: claim.runId,
           fencingToken: claim.fencingToken,

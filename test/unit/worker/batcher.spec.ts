@@ -1,6 +1,6 @@
 import type { CompletionResult } from '../../../src/occurrences/run';
 import type { Completion } from '../../../src/occurrences/run-execution.service';
-import { CompletionBatcher } from '../../../src/worker/completion-batcher';
+import { Batcher } from '../../../src/worker/batcher';
 
 const completion = (runId: string): Completion => ({
   tenantId: 't',
@@ -17,6 +17,10 @@ const accepted = (runId: string): CompletionResult => ({
   retryInMs: null,
 });
 
+const idOf = (c: Completion) => c.runId;
+const batcher100 = (r: ReturnType<typeof recorder>) =>
+  new Batcher(r.completeMany, { maxBatch: 100, idOf });
+
 /** Records every batch it is given and answers each completion with its own run id. */
 function recorder(fail: (batch: Completion[]) => boolean = () => false) {
   const batches: string[][] = [];
@@ -29,23 +33,21 @@ function recorder(fail: (batch: Completion[]) => boolean = () => false) {
   return { batches, completeMany };
 }
 
-describe('CompletionBatcher', () => {
+describe('Batcher', () => {
   it('writes completions that arrive together in one batch, each caller getting its own result', async () => {
     const r = recorder();
-    const batcher = new CompletionBatcher(r.completeMany, 100);
-    const results = await Promise.all(
-      ['a', 'b', 'c'].map((id) => batcher.complete(completion(id))),
-    );
+    const batcher = batcher100(r);
+    const results = await Promise.all(['a', 'b', 'c'].map((id) => batcher.submit(completion(id))));
     expect(r.batches).toEqual([['a', 'b', 'c']]);
     expect(results.map((x) => x.accepted && x.reason)).toEqual(['a', 'b', 'c']);
   });
 
   it('never exceeds the batch size; what arrives during a batch goes in the next', async () => {
     const r = recorder();
-    const batcher = new CompletionBatcher(r.completeMany, 2);
-    const first = ['a', 'b', 'c'].map((id) => batcher.complete(completion(id)));
+    const batcher = new Batcher(r.completeMany, { maxBatch: 2, idOf });
+    const first = ['a', 'b', 'c'].map((id) => batcher.submit(completion(id)));
     await new Promise((done) => setImmediate(done));
-    const late = batcher.complete(completion('d'));
+    const late = batcher.submit(completion('d'));
     await Promise.all([...first, late]);
     expect(r.batches).toEqual([
       ['a', 'b'],
@@ -55,16 +57,16 @@ describe('CompletionBatcher', () => {
 
   it('puts a second completion of the same run in a later batch', async () => {
     const r = recorder();
-    const batcher = new CompletionBatcher(r.completeMany, 100);
-    await Promise.all(['a', 'a', 'b'].map((id) => batcher.complete(completion(id))));
+    const batcher = batcher100(r);
+    await Promise.all(['a', 'a', 'b'].map((id) => batcher.submit(completion(id))));
     expect(r.batches).toEqual([['a', 'b'], ['a']]);
   });
 
   it('a failing batch is retried one by one, so one bad completion fails alone', async () => {
     const r = recorder((batch) => batch.some((c) => c.runId === 'bad'));
-    const batcher = new CompletionBatcher(r.completeMany, 100);
+    const batcher = batcher100(r);
     const settled = await Promise.allSettled(
-      ['a', 'bad', 'b'].map((id) => batcher.complete(completion(id))),
+      ['a', 'bad', 'b'].map((id) => batcher.submit(completion(id))),
     );
     expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(r.batches[0]).toEqual(['a', 'bad', 'b']);
