@@ -113,6 +113,34 @@ describe('execution: batched claims and completions', () => {
     await succeedAll(claims.slice(2));
   });
 
+  it('a cancel committed while the batch waits for the row wins: that run is not claimed', async () => {
+    const a = await tenant({ maxConcurrentRuns: 100 });
+    const [cancelled, other] = await dueRuns(await a.schedule(), 2);
+    const canceller = w.db.createQueryRunner();
+    await canceller.connect();
+    try {
+      await canceller.startTransaction();
+      await canceller.query(
+        `UPDATE occurrences SET state = 'CANCELLED', reason = 'cancelled by request',
+                finished_at = now() WHERE id = $1`,
+        [cancelled],
+      );
+      // The batch reads the committed (QUEUED) version, then waits on the cancel's row lock.
+      const claiming = execution.claimBatch(a.id, [cancelled, other], 'w');
+      await new Promise((done) => setTimeout(done, 300));
+      await canceller.commitTransaction();
+      const claims = await claiming;
+      expect(claims.map((c) => c.runId)).toEqual([other]);
+      expect(await row(cancelled)).toMatchObject({ state: 'CANCELLED', attempt_count: 0 });
+      expect(
+        await w.db.query('SELECT 1 FROM attempts WHERE run_id = $1', [cancelled]),
+      ).toHaveLength(0);
+      await succeedAll(claims);
+    } finally {
+      await canceller.release();
+    }
+  });
+
   it("spends the tenant's dispatch rate: never more runs than tokens", async () => {
     const a = await tenant({ maxConcurrentRuns: 100, dispatchRatePerSecond: 3 });
     const schedule = await a.schedule();
