@@ -27,9 +27,9 @@ export class ExecutionSettings {
    * one statement of up to claimBatchSize runs; completions that end together into one
    * transaction of up to completionBatchSize.
    */
-  workerConcurrency = 200;
-  workerBatchSize = 50;
-  workerFetchLoops = 4;
+  workerConcurrency = 600;
+  workerBatchSize = 200;
+  workerFetchLoops = 2;
   claimBatchSize = 200;
   completionBatchSize = 100;
   /** Built-in worker: queue poll intervals (seconds); NOTIFY wakes it sooner for new jobs. */
