@@ -16,6 +16,15 @@ export const INSERT_ATTEMPTS = `
          AS a(run_id, attempt_no, tenant_id, fencing_token)`;
 
 /**
+ * INSERT_ATTEMPTS for a statement that claims runs itself (see the occurrences' CLAIM_RUNS): one
+ * attempt per row of `claimed`, a CTE with the claimed runs' id, attempt_count, tenant_id and
+ * fencing_token; `workerId` is a SQL expression.
+ */
+export const insertAttemptsOf = (claimed: string, workerId: string) => `
+  INSERT INTO attempts (run_id, attempt_no, tenant_id, worker_id, fencing_token)
+  SELECT c.id, c.attempt_count, c.tenant_id, ${workerId}, c.fencing_token FROM ${claimed} c`;
+
+/**
  * Ends the attempts of the given fences, each once: `outcome IS NULL` keeps a late writer from
  * rewriting what the holder or the sweeper already recorded. One row per attempt in the arrays.
  * $1 run ids, $2 fencing tokens, $3 outcomes, $4 HTTP statuses, $5 durations ms, $6 errors.

@@ -108,16 +108,19 @@ export class OccurrencesRepository {
     return row ? toClaim(row) : null;
   }
 
-  /** The claimable ones of a tenant's runs, at most `limit` (see CLAIM_RUNS). */
+  /** What can be claimed of a tenant's runs, with attempts and rate tokens (see CLAIM_RUNS). */
   async claimMany(
     em: EntityManager,
     tenantId: string,
     runIds: readonly string[],
     workerId: string,
     leaseMs: number,
-    limit: number,
   ): Promise<Claim[]> {
-    const rows = await this.rows(CLAIM_RUNS, [tenantId, runIds, workerId, leaseMs, limit], em);
+    const rows = await this.rows(
+      CLAIM_RUNS,
+      [tenantId, runIds, workerId, leaseMs, runIds.length],
+      em,
+    );
     return rows.map(toClaim);
   }
 

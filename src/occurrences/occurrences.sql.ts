@@ -1,3 +1,6 @@
+import { insertAttemptsOf } from '../attempts/attempts.sql';
+import { spendTokens, tokensNow } from '../tenants/dispatch-budget.sql';
+
 /**
  * The run ledger's hand-written SQL for execution, history and cancellation. Every state change
  * of a run is a conditional UPDATE: a claim only from a claimable state, a completion only under
@@ -76,12 +79,15 @@ export const CLAIM_RUN = `
             o.scheduled_at, s.target_id, s.payload`;
 
 /**
- * The batched claim: CLAIM_RUN's conditions for a set of one tenant's runs at once, so a busy
- * tenant pays for its permit lock once per batch instead of once per run. Of the claimable runs
- * it takes, oldest instant first, no more than the tenant's free permits ($5 caps it further:
- * the dispatch-rate tokens left) and, for a schedule whose overlap policy is not `allow`, one
- * run, none if one is already RUNNING. A run not returned is not refused: the caller claims it
- * alone (CLAIM_RUN + DIAGNOSE_CLAIM), which says why. Must run after LOCK_TENANT_PERMITS.
+ * The batched claim, all of it in one statement: CLAIM_RUN's conditions for a set of one
+ * tenant's runs, so a busy tenant holds its permit lock for two round trips per batch instead of
+ * a handful per run. Of the claimable runs it takes, oldest instant first, no more than the
+ * tenant's free permits, its dispatch-rate tokens and $5, and for a schedule whose overlap policy
+ * is not `allow` one run, none if one is already RUNNING; it appends their attempts and spends
+ * their tokens (the attempts' and the budget's own SQL, composed in). A run not returned is not
+ * refused: the caller claims it alone (CLAIM_RUN + DIAGNOSE_CLAIM), which says why. Must run
+ * after LOCK_TENANT_PERMITS, in its own statement (its snapshot then sees every claim that
+ * committed before the lock was granted).
  *
  * The UPDATE takes a run only in the row version the CTE judged (`xmin`): a concurrent change
  * (a cancel) makes a new version, and the re-check after waiting for it fails, so the run is
@@ -95,7 +101,8 @@ export const CLAIM_RUNS = `
   WITH free AS (
     SELECT t.max_concurrent_runs
            - (SELECT count(*) FROM occurrences r
-               WHERE r.tenant_id = t.id AND r.state = 'RUNNING') AS permits
+               WHERE r.tenant_id = t.id AND r.state = 'RUNNING') AS permits,
+           floor(${tokensNow('$1')}) AS tokens
       FROM tenants t
      WHERE t.id = $1
   ), claimable AS (
@@ -118,21 +125,25 @@ export const CLAIM_RUNS = `
       FROM claimable c
      WHERE c.overlap_policy = 'allow' OR c.nth = 1
      ORDER BY c.scheduled_at, c.id
-     LIMIT greatest(0, least($5::int, (SELECT permits FROM free)))
+     LIMIT (SELECT greatest(0, least($5::int, f.permits, f.tokens))::int FROM free f)
+  ), claimed AS (
+    UPDATE occurrences o
+       SET state = 'RUNNING',
+           fencing_token = o.fencing_token + 1,
+           attempt_count = o.attempt_count + 1,
+           lease_until = now() + make_interval(secs => $4::double precision / 1000),
+           worker_id = $3,
+           reason = NULL,
+           next_attempt_at = NULL,
+           updated_at = now()
+      FROM chosen c, schedules s
+     WHERE o.id = c.id AND o.xmin = c.version AND s.id = o.schedule_id
+    RETURNING o.id, o.tenant_id, o.schedule_id, o.fencing_token, o.attempt_count, o.lease_until,
+              o.scheduled_at, s.target_id, s.payload
+  ), attempts AS (${insertAttemptsOf('claimed', '$3')}
+  ), spent AS (${spendTokens('$1', '(SELECT count(*) FROM claimed)')}
   )
-  UPDATE occurrences o
-     SET state = 'RUNNING',
-         fencing_token = o.fencing_token + 1,
-         attempt_count = o.attempt_count + 1,
-         lease_until = now() + make_interval(secs => $4::double precision / 1000),
-         worker_id = $3,
-         reason = NULL,
-         next_attempt_at = NULL,
-         updated_at = now()
-    FROM chosen c, schedules s
-   WHERE o.id = c.id AND o.xmin = c.version AND s.id = o.schedule_id
-  RETURNING o.id, o.tenant_id, o.schedule_id, o.fencing_token, o.attempt_count, o.lease_until,
-            o.scheduled_at, s.target_id, s.payload`;
+  SELECT * FROM claimed`;
 
 /**
  * Why CLAIM_RUN matched nothing: each of its conditions, read in the same transaction (so under

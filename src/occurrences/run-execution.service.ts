@@ -127,9 +127,9 @@ export class RunExecutionService {
 
   /**
    * The fast path of a busy worker: claims what it can of one tenant's runs in one transaction
-   * (one permit lock, one conditional UPDATE, one attempts INSERT; see CLAIM_RUNS). Runs it did
-   * not take are not refused: the caller claims each alone with claim(), which says why and
-   * requeues or ends it.
+   * of two statements (the permit lock, then CLAIM_RUNS: the claims, their attempts and their
+   * rate tokens). Runs it did not take are not refused: the caller claims each alone with
+   * claim(), which says why and requeues or ends it.
    */
   async claimBatch(
     tenantId: string,
@@ -139,19 +139,7 @@ export class RunExecutionService {
     if (runIds.length === 0) return [];
     const claims = await this.runs.transaction(async (em) => {
       await this.runs.lockTenantPermits(em, tenantId);
-      const { available } = await this.budget.balance(em, tenantId);
-      if (available === 0) return [];
-      const taken = await this.runs.claimMany(
-        em,
-        tenantId,
-        runIds,
-        workerId,
-        this.settings.leaseMs,
-        Math.min(available, runIds.length),
-      );
-      await this.budget.spend(em, tenantId, taken.length);
-      await this.attempts.start(em, workerId, taken.map(attemptStart));
-      return taken;
+      return this.runs.claimMany(em, tenantId, runIds, workerId, this.settings.leaseMs);
     });
     for (const claim of claims) this.logClaimed(claim);
     return claims;

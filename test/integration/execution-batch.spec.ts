@@ -147,8 +147,14 @@ describe('execution: batched claims and completions', () => {
     const claims = await execution.claimBatch(a.id, await dueRuns(schedule, 8), 'w');
     expect(claims).toHaveLength(3);
     // The bucket is empty now: an immediate second batch takes nothing.
-    expect(await execution.claimBatch(a.id, await dueRuns(schedule, 2), 'w')).toHaveLength(0);
-    await succeedAll(claims);
+    const waiting = await dueRuns(schedule, 2);
+    expect(await execution.claimBatch(a.id, waiting, 'w')).toHaveLength(0);
+    // It refills at 3 per second: after 400 ms one token, so one run, and the bucket is empty again.
+    await new Promise((done) => setTimeout(done, 400));
+    const refilled = await execution.claimBatch(a.id, waiting, 'w');
+    expect(refilled).toHaveLength(1);
+    expect(await execution.claimBatch(a.id, waiting, 'w')).toHaveLength(0);
+    await succeedAll([...claims, ...refilled]);
   });
 
   it('takes one run per schedule whose overlap policy is not allow, none beside a RUNNING one', async () => {
