@@ -58,14 +58,16 @@ export class DueIndexService {
 
   /**
    * Locks up to `limit` entries of the given shards for this transaction: those due by the
-   * database clock or, with none, those of the next instant if it is within `lookaheadMs`
-   * (see CLAIM_DUE_ENTRIES). `horizon` is the latest instant the batch may hold.
+   * database clock or, with none, those of the next instant if it is within `lookaheadMs`, and
+   * past `after`, an instant another transaction is preparing (see CLAIM_DUE_ENTRIES).
+   * `horizon` is the latest instant the batch may hold.
    */
   async claimDue(
     em: EntityManager,
     shards: readonly number[],
     limit: number,
     lookaheadMs: number,
+    after: string | null = null,
   ): Promise<ClaimedDueBatch> {
     const rows = await queryRows<{
       shard: number;
@@ -75,7 +77,7 @@ export class DueIndexService {
       revision: number;
       horizon: Date;
       horizon_exact: string;
-    }>(em, CLAIM_DUE_ENTRIES, [shards, limit, lookaheadMs]);
+    }>(em, CLAIM_DUE_ENTRIES, [shards, limit, lookaheadMs, after]);
     return {
       entries: rows.map((r) => ({
         shard: r.shard,

@@ -12,10 +12,13 @@ export const INSERT_DUE_ENTRY = `
  * The poller's bounded range scan, in the shards this poller holds, oldest first: the entries
  * already due by the database clock and, when none is and the earliest entry is due within $3
  * ms, the entries of that one instant (the horizon), which the poller prepares ahead and
- * commits once the database clock reaches it (see WAIT_UNTIL). Cost follows the due entries,
- * not the total: the primary key (shard, due_at, schedule_id) answers both the per-shard
- * minimum and `shard = ANY(..) AND due_at <= horizon`. SKIP LOCKED lets pollers that briefly
- * overlap on a shard take disjoint entries. $1 shards, $2 limit, $3 lookahead ms.
+ * commits once the database clock reaches it (see WAIT_UNTIL). With $4 (the instant of a batch
+ * prepared ahead and still waiting in another transaction), future entries up to $4 are left to
+ * that batch: the next one looks past it, so a batch waiting for its instant never holds up the
+ * preparation of the next. Cost follows the due entries, not the total: the primary key
+ * (shard, due_at, schedule_id) answers both the per-shard minimum and the range. SKIP LOCKED lets
+ * pollers that briefly overlap on a shard take disjoint entries.
+ * $1 shards, $2 limit, $3 lookahead ms, $4 instant already being prepared (or null).
  */
 export const CLAIM_DUE_ENTRIES = `
   WITH horizon AS (
@@ -24,11 +27,15 @@ export const CLAIM_DUE_ENTRIES = `
                           min(x.due_at))) AS at
       FROM unnest($1::smallint[]) AS s(shard)
      CROSS JOIN LATERAL (
-       SELECT due_at FROM due_index WHERE shard = s.shard ORDER BY due_at LIMIT 1) x)
+       SELECT due_at FROM due_index
+        WHERE shard = s.shard
+          AND ($4::timestamptz IS NULL OR due_at <= now() OR due_at > $4::timestamptz)
+        ORDER BY due_at LIMIT 1) x)
   SELECT d.shard, d.due_at, d.due_at::text AS due_at_exact, d.schedule_id, d.revision,
          h.at AS horizon, h.at::text AS horizon_exact
     FROM due_index d, horizon h
    WHERE d.shard = ANY($1::smallint[]) AND d.due_at <= h.at
+     AND ($4::timestamptz IS NULL OR d.due_at <= now() OR d.due_at > $4::timestamptz)
    ORDER BY d.due_at
    LIMIT $2
    FOR UPDATE OF d SKIP LOCKED`;

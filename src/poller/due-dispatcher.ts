@@ -20,6 +20,17 @@ export interface DispatchResult {
   now: Date;
 }
 
+export interface DispatchOptions {
+  /** Prepare the batch of an instant this far ahead, and commit it at the instant. */
+  lookaheadMs?: number;
+  /** An instant a batch prepared ahead is waiting for: look only past it (see claimDue). */
+  after?: string | null;
+  /** Called when the batch is prepared and starts waiting for its instant. */
+  onWaiting?: (batch: { instant: string; full: boolean }) => void;
+  /** Test hook: runs just before the commit. */
+  beforeCommit?: () => Promise<void>;
+}
+
 /**
  * Turns due-index entries into occurrences, ONE transaction per batch: lock the due entries and
  * their schedules, insert the occurrences (unique, ON CONFLICT DO NOTHING), write the queue jobs
@@ -45,7 +56,7 @@ export class DueDispatcher {
   async dispatch(
     shards: readonly number[],
     batchSize: number,
-    options: { lookaheadMs?: number; beforeCommit?: () => Promise<void> } = {},
+    options: DispatchOptions = {},
   ): Promise<DispatchResult> {
     return this.dataSource.transaction(async (em) => {
       const [{ now: dbNow }] = await em.query('SELECT now() AS now');
@@ -54,6 +65,7 @@ export class DueDispatcher {
         shards,
         batchSize,
         options.lookaheadMs ?? 0,
+        options.after ?? null,
       );
       // Plan as of the instant the batch commits at: the horizon (the database's now() unless
       // the batch was prepared ahead for a later instant).
@@ -123,7 +135,10 @@ export class DueDispatcher {
         .filter((row) => toPublish.has(`${row.scheduleId}@${row.scheduledAt.getTime()}`))
         .map((row) => ({ runId: row.id, tenantId: row.tenantId }));
       await this.ledger.publish(em, jobs);
-      if (horizon && horizon.at > dbNow) await this.dueIndex.waitUntil(em, horizon.exact);
+      if (horizon && horizon.at > dbNow) {
+        options.onWaiting?.({ instant: horizon.exact, full: entries.length >= batchSize });
+        await this.dueIndex.waitUntil(em, horizon.exact);
+      }
       await options.beforeCommit?.();
       const byKey = new Map(planned.map((o) => [`${o.scheduleId}@${o.scheduledAt.getTime()}`, o]));
       result.created = inserted.map((row) => ({

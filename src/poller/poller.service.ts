@@ -19,6 +19,8 @@ import { PollerMetrics } from './poller-metrics';
 
 /** The longest the poller sleeps without looking at the index (a floor under NOTIFY). */
 const MAX_IDLE_MS = 1000;
+/** Batches prepared ahead and waiting for their instants at once (each holds a connection). */
+const MAX_WAITING_BATCHES = 3;
 /** Retry pause after a failed round (e.g. the database is away). */
 const ERROR_BACKOFF_MS = 1000;
 
@@ -123,16 +125,58 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
     this.metrics.clockSkew.set(this.skewMs / 1000);
   }
 
-  /** Dispatches until the held shards have nothing due (bounded batches, one txn each). */
+  /**
+   * Dispatches until the held shards have nothing due (bounded batches, one txn each). A batch
+   * prepared ahead waits in its transaction for its instant; meanwhile the next instant's batch
+   * is prepared beside it (at most MAX_WAITING_BATCHES open), so a batch due a few milliseconds
+   * after another is not prepared only once the first has committed.
+   */
   private async drain(): Promise<void> {
     if (this.owned.length === 0) return;
-    for (let batches = 0; this.running && batches < 100; batches++) {
-      const result = await this.dispatcher.dispatch(this.owned, this.config.pollerBatchSize, {
-        lookaheadMs: this.config.pollerLookaheadMs,
-      });
-      this.record(result);
-      if (result.entries < this.config.pollerBatchSize) return;
+    const waiting = new Set<Promise<void>>();
+    let failure: unknown = null;
+    let after: string | null = null;
+    try {
+      for (let batches = 0; this.running && batches < 100 && failure === null; batches++) {
+        let startedWaiting!: (batch: { instant: string; full: boolean }) => void;
+        const prepared = new Promise<{ instant: string; full: boolean }>(
+          (resolve) => (startedWaiting = resolve),
+        );
+        const dispatching = this.dispatcher.dispatch(this.owned, this.config.pollerBatchSize, {
+          lookaheadMs: this.config.pollerLookaheadMs,
+          after,
+          onWaiting: (batch) => startedWaiting(batch),
+        });
+        const outcome = await Promise.race([
+          dispatching.then((result) => ({ result, ahead: null })),
+          prepared.then((ahead) => ({ result: null, ahead })),
+        ]);
+        if (outcome.result) {
+          this.record(outcome.result);
+          if (outcome.result.entries < this.config.pollerBatchSize) return;
+          continue;
+        }
+        if (outcome.ahead.full) {
+          // More entries of the same instant remain: they follow once this batch has committed.
+          this.record(await dispatching);
+          after = null;
+          continue;
+        }
+        const settled: Promise<void> = dispatching
+          .then((result) => this.record(result))
+          .catch((error: unknown) => {
+            failure ??= error;
+          })
+          .finally(() => waiting.delete(settled));
+        waiting.add(settled);
+        if (waiting.size >= MAX_WAITING_BATCHES) await Promise.race(waiting);
+        after = outcome.ahead.instant;
+      }
+    } finally {
+      await Promise.all(waiting);
     }
+    // A waiting batch that failed: its entries stay due for the next round.
+    if (failure !== null) throw failure;
   }
 
   private record(result: Awaited<ReturnType<DueDispatcher['dispatch']>>): void {

@@ -99,6 +99,45 @@ describe('poller: due-time discovery and durable dispatch', () => {
       }
     });
 
+    it('prepares the next instant beside a batch that waits for its own', async () => {
+      const dispatcher = t.app.get(DueDispatcher);
+      const poller = t.app.get(PollerService);
+      await poller.beforeApplicationShutdown(); // this test drives the dispatcher itself
+      try {
+        const [{ first, second }] = await db.query(
+          `SELECT date_trunc('milliseconds', clock_timestamp() + interval '800 milliseconds') AS first,
+                  date_trunc('milliseconds', clock_timestamp() + interval '850 milliseconds') AS second`,
+        );
+        const a = await make.createSchedule({ runAt: new Date(first).toISOString() });
+        const b = await make.createSchedule({ runAt: new Date(second).toISOString() });
+        let waitingFor: string | null = null;
+        const firstBatch = dispatcher.dispatch(ALL_SHARDS, 100, {
+          lookaheadMs: 5000,
+          onWaiting: (batch) => (waitingFor = batch.instant),
+        });
+        await eventually(() => expect(waitingFor).not.toBeNull(), { intervalMs: 5 });
+        // Without `after` the next batch would look at the waiting batch's (locked) instant.
+        expect((await dispatcher.dispatch(ALL_SHARDS, 100, { lookaheadMs: 5000 })).entries).toBe(0);
+        const secondBatch = await dispatcher.dispatch(ALL_SHARDS, 100, {
+          lookaheadMs: 5000,
+          after: waitingFor,
+        });
+        const firstResult = await firstBatch;
+        expect(firstResult.created).toHaveLength(1);
+        expect(secondBatch.created).toHaveLength(1);
+        expect(secondBatch.now.getTime()).toBe(new Date(second).getTime());
+        const runs = await db.query(
+          `SELECT schedule_id, scheduled_at FROM occurrences WHERE schedule_id = ANY($1::uuid[])`,
+          [[a.id, b.id]],
+        );
+        expect(
+          Object.fromEntries(runs.map((r: any) => [r.schedule_id, r.scheduled_at.getTime()])),
+        ).toEqual({ [a.id]: new Date(first).getTime(), [b.id]: new Date(second).getTime() });
+      } finally {
+        await poller.onApplicationBootstrap();
+      }
+    });
+
     it('holds every shard when alone and reports it', async () => {
       await eventually(() =>
         expect(t.app.get(PollerService).ownedShards()).toHaveLength(SHARD_COUNT),
