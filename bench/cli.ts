@@ -16,7 +16,7 @@ Scenarios (default: ${DEFAULT_SET.join(' ')}, steady shortened to ${DEFAULT_SET_
   replicas   the first --rate on api | poller,relay | worker | worker; one worker SIGKILLed
   peers      pg-boss schedule() and BullMQ job schedulers firing the same once-a-minute schedules
   ceiling    the same per-occurrence database work as bare batched SQL
-  all        every scenario above with its full defaults (about 30-40 minutes)
+  all        every scenario above with its full defaults (about 12 minutes on 2 cores)
 
 Flags:
   --rate 200,1000         steady rates (occurrences/s)          --seconds 60   steady window
