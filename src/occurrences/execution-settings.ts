@@ -23,9 +23,9 @@ export class ExecutionSettings {
   /**
    * Built-in worker: attempts in flight per process (a fetch waits for room for a batch), jobs
    * fetched and claimed (per tenant, one statement) in batches of workerBatchSize by
-   * workerFetchLoops loops. Claims of one tenant made at once in a process are merged into
-   * one statement of up to claimBatchSize runs; completions that end together into one
-   * transaction of up to completionBatchSize.
+   * workerFetchLoops loops. Claims made at once in a process are merged into one statement of
+   * up to claimBatchSize runs; completions that end together into one transaction of up to
+   * completionBatchSize.
    */
   workerConcurrency = 600;
   workerBatchSize = 200;

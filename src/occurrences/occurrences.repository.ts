@@ -23,6 +23,7 @@ import {
   LOCK_SCHEDULES_OF_RUNS,
   LOCK_TENANT_AND_SCHEDULE_OF_RUN,
   LOCK_TENANT_PERMITS,
+  LOCK_TENANTS_PERMITS,
   NEXT_WAITING_RUN,
   NOTE_WAITING_REASON,
   SCHEDULE_EXISTS,
@@ -108,17 +109,21 @@ export class OccurrencesRepository {
     return row ? toClaim(row) : null;
   }
 
-  /** What can be claimed of a tenant's runs, with attempts and rate tokens (see CLAIM_RUNS). */
+  /** The permit locks of several tenants, in order (see LOCK_TENANTS_PERMITS). */
+  async lockTenantsPermits(em: EntityManager, tenantIds: readonly string[]): Promise<void> {
+    await em.query(LOCK_TENANTS_PERMITS, [tenantIds]);
+  }
+
+  /** What can be claimed of the runs, with attempts and rate tokens (see CLAIM_RUNS). */
   async claimMany(
     em: EntityManager,
-    tenantId: string,
-    runIds: readonly string[],
+    runs: readonly RunJob[],
     workerId: string,
     leaseMs: number,
   ): Promise<Claim[]> {
     const rows = await this.rows(
       CLAIM_RUNS,
-      [tenantId, runIds, workerId, leaseMs, runIds.length],
+      [runs.map((r) => r.runId), runs.map((r) => r.tenantId), workerId, leaseMs],
       em,
     );
     return rows.map(toClaim);

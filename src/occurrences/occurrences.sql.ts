@@ -1,5 +1,5 @@
 import { insertAttemptsOf } from '../attempts/attempts.sql';
-import { spendTokens, tokensNow } from '../tenants/dispatch-budget.sql';
+import { spendTokensOf, tokensNow } from '../tenants/dispatch-budget.sql';
 
 /**
  * The run ledger's hand-written SQL for execution, history and cancellation. Every state change
@@ -18,6 +18,16 @@ import { spendTokens, tokensNow } from '../tenants/dispatch-budget.sql';
  */
 export const LOCK_TENANT_PERMITS = `
   SELECT pg_advisory_xact_lock(hashtextextended('dueline.run-permits:' || $1::text, 0))`;
+
+/**
+ * LOCK_TENANT_PERMITS for the tenants of a batched claim, in tenant-id order (the subquery's
+ * order is the order the outer scan calls the function in), so batches that share tenants
+ * queue rather than deadlock; a one-run claim or a sweep takes a single tenant's lock.
+ * $1 tenant ids.
+ */
+export const LOCK_TENANTS_PERMITS = `
+  SELECT pg_advisory_xact_lock(hashtextextended('dueline.run-permits:' || id::text, 0))
+    FROM (SELECT DISTINCT id FROM unnest($1::uuid[]) AS t(id) ORDER BY id) ordered`;
 
 /**
  * Serialises, per schedule, a claim that marks a run as waiting behind a running one
@@ -79,15 +89,15 @@ export const CLAIM_RUN = `
             o.scheduled_at, s.target_id, s.payload`;
 
 /**
- * The batched claim, all of it in one statement: CLAIM_RUN's conditions for a set of one
- * tenant's runs, so a busy tenant holds its permit lock for two round trips per batch instead of
- * a handful per run. Of the claimable runs it takes, oldest instant first, no more than the
- * tenant's free permits, its dispatch-rate tokens and $5, and for a schedule whose overlap policy
- * is not `allow` one run, none if one is already RUNNING; it appends their attempts and spends
- * their tokens (the attempts' and the budget's own SQL, composed in). A run not returned is not
+ * The batched claim, all of it in one statement: CLAIM_RUN's conditions for a set of runs of any
+ * tenants, so a busy worker takes its tenants' permit locks once per batch instead of once per
+ * run. Of each tenant's claimable runs it takes, oldest instant first, no more than the tenant's
+ * free permits and its dispatch-rate tokens, and for a schedule whose overlap policy is not
+ * `allow` one run, none if one is already RUNNING; it appends their attempts and spends their
+ * tokens (the attempts' and the budget's own SQL, composed in). A run not returned is not
  * refused: the caller claims it alone (CLAIM_RUN + DIAGNOSE_CLAIM), which says why. Must run
- * after LOCK_TENANT_PERMITS, in its own statement (its snapshot then sees every claim that
- * committed before the lock was granted).
+ * after LOCK_TENANTS_PERMITS for the batch's tenants, in its own statement (its snapshot then sees
+ * every claim that committed before the locks were granted).
  *
  * The UPDATE takes a run only in the row version the CTE judged (`xmin`): a concurrent change
  * (a cancel) makes a new version, and the re-check after waiting for it fails, so the run is
@@ -95,23 +105,26 @@ export const CLAIM_RUN = `
  * they match the partial indexes on waiting runs, and with statistics that lag a burst the
  * planner scanned every QUEUED run and joined it to the batch (20 ms for 50 runs) rather than
  * looking the batch up by primary key.
- * $1 tenant, $2 run ids, $3 worker id, $4 lease ms, $5 most runs to claim.
+ * $1 run ids, $2 their tenant ids, $3 worker id, $4 lease ms.
  */
 export const CLAIM_RUNS = `
-  WITH free AS (
-    SELECT t.max_concurrent_runs
+  WITH batch AS (
+    SELECT b.run_id, b.tenant_id FROM unnest($1::uuid[], $2::uuid[]) AS b(run_id, tenant_id)
+  ), free AS (
+    SELECT t.id AS tenant_id,
+           t.max_concurrent_runs
            - (SELECT count(*) FROM occurrences r
                WHERE r.tenant_id = t.id AND r.state = 'RUNNING') AS permits,
-           floor(${tokensNow('$1')}) AS tokens
+           floor(${tokensNow('t.id')}) AS tokens
       FROM tenants t
-     WHERE t.id = $1
+     WHERE t.id IN (SELECT tenant_id FROM batch)
   ), claimable AS (
-    SELECT o.id, o.xmin AS version, o.scheduled_at, s.overlap_policy,
+    SELECT o.id, o.xmin AS version, o.tenant_id, o.scheduled_at, s.overlap_policy,
            row_number() OVER (PARTITION BY o.schedule_id ORDER BY o.scheduled_at, o.id) AS nth
-      FROM occurrences o
+      FROM batch b
+      JOIN occurrences o ON o.id = b.run_id AND o.tenant_id = b.tenant_id
       JOIN schedules s ON s.id = o.schedule_id
-     WHERE o.id = ANY($2::uuid[]) AND o.tenant_id = $1
-       AND (o.state = 'QUEUED' OR (o.state = 'RETRY_WAIT' AND o.next_attempt_at <= now()))
+     WHERE (o.state = 'QUEUED' OR (o.state = 'RETRY_WAIT' AND o.next_attempt_at <= now()))
        AND now() >= o.scheduled_at
        AND s.status <> 'cancelled'
        AND o.cancel_requested_at IS NULL
@@ -120,12 +133,16 @@ export const CLAIM_RUNS = `
        AND (s.overlap_policy = 'allow'
             OR NOT EXISTS (SELECT 1 FROM occurrences r
                             WHERE r.schedule_id = o.schedule_id AND r.state = 'RUNNING'))
-  ), chosen AS (
-    SELECT c.id, c.version
+  ), ranked AS (
+    SELECT c.id, c.version, c.tenant_id,
+           row_number() OVER (PARTITION BY c.tenant_id ORDER BY c.scheduled_at, c.id) AS nth
       FROM claimable c
      WHERE c.overlap_policy = 'allow' OR c.nth = 1
-     ORDER BY c.scheduled_at, c.id
-     LIMIT (SELECT greatest(0, least($5::int, f.permits, f.tokens))::int FROM free f)
+  ), chosen AS (
+    SELECT r.id, r.version
+      FROM ranked r
+      JOIN free f ON f.tenant_id = r.tenant_id
+     WHERE r.nth <= least(f.permits, f.tokens)
   ), claimed AS (
     UPDATE occurrences o
        SET state = 'RUNNING',
@@ -141,7 +158,7 @@ export const CLAIM_RUNS = `
     RETURNING o.id, o.tenant_id, o.schedule_id, o.fencing_token, o.attempt_count, o.lease_until,
               o.scheduled_at, s.target_id, s.payload
   ), attempts AS (${insertAttemptsOf('claimed', '$3')}
-  ), spent AS (${spendTokens('$1', '(SELECT count(*) FROM claimed)')}
+  ), spent AS (${spendTokensOf('claimed')}
   )
   SELECT * FROM claimed`;
 

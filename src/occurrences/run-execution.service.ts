@@ -126,20 +126,19 @@ export class RunExecutionService {
   }
 
   /**
-   * The fast path of a busy worker: claims what it can of one tenant's runs in one transaction
-   * of two statements (the permit lock, then CLAIM_RUNS: the claims, their attempts and their
-   * rate tokens). Runs it did not take are not refused: the caller claims each alone with
-   * claim(), which says why and requeues or ends it.
+   * The fast path of a busy worker: claims what it can of a batch of runs (of any tenants) in
+   * one transaction of two statements (the tenants' permit locks, then CLAIM_RUNS: the claims,
+   * their attempts and their rate tokens). Runs it did not take are not refused: the caller
+   * claims each alone with claim(), which says why and requeues or ends it.
    */
-  async claimBatch(
-    tenantId: string,
-    runIds: readonly string[],
-    workerId: string,
-  ): Promise<Claim[]> {
-    if (runIds.length === 0) return [];
+  async claimBatch(runs: readonly RunJob[], workerId: string): Promise<Claim[]> {
+    if (runs.length === 0) return [];
     const claims = await this.runs.transaction(async (em) => {
-      await this.runs.lockTenantPermits(em, tenantId);
-      return this.runs.claimMany(em, tenantId, runIds, workerId, this.settings.leaseMs);
+      await this.runs.lockTenantsPermits(
+        em,
+        runs.map((run) => run.tenantId),
+      );
+      return this.runs.claimMany(em, runs, workerId, this.settings.leaseMs);
     });
     for (const claim of claims) this.logClaimed(claim);
     return claims;

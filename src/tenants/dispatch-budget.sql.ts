@@ -28,31 +28,34 @@ export const SPEND_TOKENS = `
    WHERE b.tenant_id = $1 AND t.id = b.tenant_id`;
 
 /**
- * For a statement that claims several runs at once (see the occurrences' CLAIM_RUNS): the tokens
- * tenant `tenant` (a SQL expression) has now, refilled and capped, as a scalar subquery; a tenant
- * without a bucket yet has a full one.
+ * For a statement that claims runs itself (see the occurrences' CLAIM_RUNS): the tokens tenant
+ * `tenant` (a SQL expression, e.g. a column of the outer query) has now, refilled and capped, as
+ * a scalar subquery; a tenant without a bucket yet has a full one.
  */
 export const tokensNow = (tenant: string) => `
   (SELECT coalesce(
-            (SELECT least(t.dispatch_rate_per_second,
-                          b.tokens + extract(epoch FROM clock_timestamp() - b.refilled_at)
-                                     * t.dispatch_rate_per_second)
-               FROM tenant_dispatch_budget b WHERE b.tenant_id = t.id),
-            t.dispatch_rate_per_second)::float8
-     FROM tenants t WHERE t.id = ${tenant})`;
+            (SELECT least(bt.dispatch_rate_per_second,
+                          bb.tokens + extract(epoch FROM clock_timestamp() - bb.refilled_at)
+                                      * bt.dispatch_rate_per_second)
+               FROM tenant_dispatch_budget bb WHERE bb.tenant_id = bt.id),
+            bt.dispatch_rate_per_second)::float8
+     FROM tenants bt WHERE bt.id = ${tenant})`;
 
 /**
- * Spends `count` tokens (a SQL expression, > 0 or nothing happens) of tenant `tenant`, opening
- * its bucket full first if it has none: an INSERT, usable as a data-modifying CTE.
+ * Spends, per tenant, as many tokens as `claimed` (a CTE with a tenant_id column) has rows of
+ * that tenant, opening a missing bucket full first: an INSERT, usable as a data-modifying CTE.
+ * The inserted row is a full bucket minus the spend, so on conflict `rate - EXCLUDED.tokens` is
+ * the spend, taken from the existing bucket refilled up to now.
  */
-export const spendTokens = (tenant: string, count: string) => `
+export const spendTokensOf = (claimed: string) => `
   INSERT INTO tenant_dispatch_budget AS b (tenant_id, tokens, refilled_at)
-  SELECT t.id, t.dispatch_rate_per_second - ${count}, clock_timestamp()
-    FROM tenants t
-   WHERE t.id = ${tenant} AND ${count} > 0
+  SELECT bt.id, bt.dispatch_rate_per_second - n.spent, clock_timestamp()
+    FROM (SELECT tenant_id, count(*) AS spent FROM ${claimed} GROUP BY tenant_id) n
+    JOIN tenants bt ON bt.id = n.tenant_id
   ON CONFLICT (tenant_id) DO UPDATE
-     SET tokens = (SELECT least(t.dispatch_rate_per_second,
+     SET tokens = (SELECT least(bt.dispatch_rate_per_second,
                                 b.tokens + extract(epoch FROM clock_timestamp() - b.refilled_at)
-                                           * t.dispatch_rate_per_second)
-                     FROM tenants t WHERE t.id = b.tenant_id) - ${count},
+                                           * bt.dispatch_rate_per_second)
+                            - (bt.dispatch_rate_per_second - EXCLUDED.tokens)
+                     FROM tenants bt WHERE bt.id = b.tenant_id),
          refilled_at = clock_timestamp()`;

@@ -37,8 +37,7 @@ export class RunExecutor {
   readonly workerId = `worker:${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly allowed: AllowedHosts;
   private readonly completions: Batcher<Completion, CompletionResult>;
-  /** Per tenant with claims in progress in this process. */
-  private readonly claimers = new Map<string, Batcher<string, Claim | null>>();
+  private readonly claims: Batcher<RunJob, Claim | null>;
   private readonly attempts = new Set<Promise<void>>();
 
   constructor(
@@ -50,6 +49,14 @@ export class RunExecutor {
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.allowed = parseAllowedHosts(config.targetAllowedHosts);
+    this.claims = new Batcher(
+      async (runs: RunJob[]) => {
+        const claims = await this.execution.claimBatch(runs, this.workerId);
+        const byRun = new Map(claims.map((claim) => [claim.runId, claim]));
+        return runs.map((run) => byRun.get(run.runId) ?? null);
+      },
+      { maxBatch: settings.claimBatchSize, idOf: (run) => run.runId },
+    );
     this.completions = new Batcher((batch) => this.execution.completeMany(batch), {
       maxBatch: settings.completionBatchSize,
       idOf: (completion) => completion.runId,
@@ -57,7 +64,8 @@ export class RunExecutor {
   }
 
   /**
-   * Claims each tenant's runs in one statement where it can (claimBatch), the rest one by one
+   * Claims the runs in one statement where it can (claimBatch, shared with whatever else this
+   * process is claiming at the moment), the rest one by one
    * (claim, which refuses with a reason and requeues what must wait), and starts an attempt for
    * every claimed run. Resolves once the claims are made, not when the attempts end: from its
    * claim on, a run is the ledger's (its lease, the sweeper), so its queue job has done its work
@@ -125,7 +133,7 @@ export class RunExecutor {
     onWake: (inMs: number) => void,
   ): Promise<HeldClaim[]> {
     const sentAt = performance.now();
-    const fast = await Promise.all(jobs.map((job) => this.claimTogether(tenantId, job.data.runId)));
+    const fast = await Promise.all(jobs.map((job) => this.claimTogether(job.data)));
     const held: HeldClaim[] = [];
     const rest: Array<Job<RunJob>> = [];
     fast.forEach((claim, i) => {
@@ -150,28 +158,13 @@ export class RunExecutor {
   }
 
   /**
-   * The fast claim of one run, batched with whatever this process is claiming for the same
-   * tenant (see claimBatch): the fetch loops of a busy worker then hold the tenant's permit lock
-   * once per batch rather than queueing for it one behind another. Null: not taken (the caller
+   * The fast claim of one run, batched with whatever this process is claiming at the same time
+   * (see claimBatch): the fetch loops of a busy worker then take their tenants' permit locks once
+   * per batch rather than queueing for them one behind another. Null: not taken (the caller
    * claims it alone to learn why).
    */
-  private claimTogether(tenantId: string, runId: string): Promise<Claim | null> {
-    let claimer = this.claimers.get(tenantId);
-    if (!claimer) {
-      claimer = new Batcher(
-        async (runIds: string[]) => {
-          const claims = await this.execution.claimBatch(tenantId, runIds, this.workerId);
-          const byRun = new Map(claims.map((claim) => [claim.runId, claim]));
-          return runIds.map((runId) => byRun.get(runId) ?? null);
-        },
-        { maxBatch: this.settings.claimBatchSize, idOf: (runId) => runId },
-      );
-      this.claimers.set(tenantId, claimer);
-    }
-    const used = claimer;
-    return used.submit(runId).finally(() => {
-      if (used.idle && this.claimers.get(tenantId) === used) this.claimers.delete(tenantId);
-    });
+  private claimTogether(run: RunJob): Promise<Claim | null> {
+    return this.claims.submit(run);
   }
 
   /** One claimed run: the attempt under a kept lease, then the fenced completion. */

@@ -6,7 +6,7 @@ import { ExecutionWorld, pendingJobs, startExecutionWorld } from './execution.fi
 const SUCCEEDED: AttemptReport = { outcome: 'succeeded', error: null, mayHaveActed: false };
 
 /**
- * The built-in worker's batched paths: claimBatch (one statement for many runs of a tenant) and
+ * The built-in worker's batched paths: claimBatch (one statement for many runs) and
  * completeMany (one transaction for many completions) must keep every rule the one-run paths
  * keep: never early, caps, rate, overlap, fences.
  */
@@ -43,6 +43,12 @@ describe('execution: batched claims and completions', () => {
       schedule: (body: Record<string, unknown> = {}) => w.createSchedule(targetId, body, t.apiKey),
     };
   };
+  /** claimBatch with every run said to be of `tenantId` (as a job for it would say). */
+  const claimBatch = (tenantId: string, runIds: string[], workerId: string) =>
+    execution.claimBatch(
+      runIds.map((runId) => ({ runId, tenantId })),
+      workerId,
+    );
   const succeedAll = (claims: Claim[]) =>
     execution.completeMany(
       claims.map((c) => ({
@@ -71,7 +77,7 @@ describe('execution: batched claims and completions', () => {
     ]);
     const otherTenants = await dueRuns(await b.schedule(), 1);
 
-    const claims = await execution.claimBatch(
+    const claims = await claimBatch(
       a.id,
       [...due, notDue, cancelled, ...otherTenants, randomUUID()],
       'worker-batch',
@@ -97,11 +103,9 @@ describe('execution: batched claims and completions', () => {
   it("never takes more than the tenant's free permits, even from concurrent batches", async () => {
     const a = await tenant({ maxConcurrentRuns: 5 });
     const schedule = await a.schedule();
-    const [first] = await execution.claimBatch(a.id, await dueRuns(schedule, 1), 'w0');
+    const [first] = await claimBatch(a.id, await dueRuns(schedule, 1), 'w0');
     const batches = await Promise.all(
-      [1, 2, 3, 4].map(async (i) =>
-        execution.claimBatch(a.id, await dueRuns(schedule, 4), `w${i}`),
-      ),
+      [1, 2, 3, 4].map(async (i) => claimBatch(a.id, await dueRuns(schedule, 4), `w${i}`)),
     );
     const claims = batches.flat();
     // One permit was already taken: four of the sixteen.
@@ -126,7 +130,7 @@ describe('execution: batched claims and completions', () => {
         [cancelled],
       );
       // The batch reads the committed (QUEUED) version, then waits on the cancel's row lock.
-      const claiming = execution.claimBatch(a.id, [cancelled, other], 'w');
+      const claiming = claimBatch(a.id, [cancelled, other], 'w');
       await new Promise((done) => setTimeout(done, 300));
       await canceller.commitTransaction();
       const claims = await claiming;
@@ -141,19 +145,47 @@ describe('execution: batched claims and completions', () => {
     }
   });
 
+  it("one batch across tenants: each tenant's permits bound its own runs only", async () => {
+    const narrow = await tenant({ maxConcurrentRuns: 2 });
+    const wide = await tenant({ maxConcurrentRuns: 100 });
+    const narrowRuns = await dueRuns(await narrow.schedule(), 4);
+    const wideRuns = await dueRuns(await wide.schedule(), 4);
+    const claims = await execution.claimBatch(
+      [
+        ...narrowRuns.map((runId) => ({ runId, tenantId: narrow.id })),
+        ...wideRuns.map((runId) => ({ runId, tenantId: wide.id })),
+      ],
+      'w',
+    );
+    const of = (tenantId: string) => claims.filter((c) => c.tenantId === tenantId);
+    // The oldest two of the narrow tenant, all four of the wide one.
+    expect(
+      of(narrow.id)
+        .map((c) => c.runId)
+        .sort(),
+    ).toEqual(narrowRuns.slice(0, 2).sort());
+    expect(
+      of(wide.id)
+        .map((c) => c.runId)
+        .sort(),
+    ).toEqual([...wideRuns].sort());
+    expect(await running(narrow.id)).toBe(2);
+    await succeedAll(claims);
+  });
+
   it("spends the tenant's dispatch rate: never more runs than tokens", async () => {
     const a = await tenant({ maxConcurrentRuns: 100, dispatchRatePerSecond: 3 });
     const schedule = await a.schedule();
-    const claims = await execution.claimBatch(a.id, await dueRuns(schedule, 8), 'w');
+    const claims = await claimBatch(a.id, await dueRuns(schedule, 8), 'w');
     expect(claims).toHaveLength(3);
     // The bucket is empty now: an immediate second batch takes nothing.
     const waiting = await dueRuns(schedule, 2);
-    expect(await execution.claimBatch(a.id, waiting, 'w')).toHaveLength(0);
+    expect(await claimBatch(a.id, waiting, 'w')).toHaveLength(0);
     // It refills at 3 per second: after 400 ms one token, so one run, and the bucket is empty again.
     await new Promise((done) => setTimeout(done, 400));
-    const refilled = await execution.claimBatch(a.id, waiting, 'w');
+    const refilled = await claimBatch(a.id, waiting, 'w');
     expect(refilled).toHaveLength(1);
-    expect(await execution.claimBatch(a.id, waiting, 'w')).toHaveLength(0);
+    expect(await claimBatch(a.id, waiting, 'w')).toHaveLength(0);
     await succeedAll([...claims, ...refilled]);
   });
 
@@ -165,16 +197,12 @@ describe('execution: batched claims and completions', () => {
     const skipRuns = await dueRuns(skip, 3);
     const bufferedRuns = await dueRuns(buffered, 2);
     const allowRuns = await dueRuns(allow, 3);
-    const claims = await execution.claimBatch(
-      a.id,
-      [...skipRuns, ...bufferedRuns, ...allowRuns],
-      'w',
-    );
+    const claims = await claimBatch(a.id, [...skipRuns, ...bufferedRuns, ...allowRuns], 'w');
     const ids = claims.map((c) => c.runId);
     // The oldest of each one-at-a-time schedule, every run of the allow schedule.
     expect(ids.sort()).toEqual([skipRuns[0], bufferedRuns[0], ...allowRuns].sort());
     // While they run, the others of those schedules stay for the one-run claim to decide.
-    const again = await execution.claimBatch(a.id, [...skipRuns, ...bufferedRuns], 'w');
+    const again = await claimBatch(a.id, [...skipRuns, ...bufferedRuns], 'w');
     expect(again).toHaveLength(0);
     expect(await row(skipRuns[1])).toMatchObject({ state: 'QUEUED' });
     await succeedAll(claims);
@@ -191,11 +219,7 @@ describe('execution: batched claims and completions', () => {
         retryDeadlineSeconds: 600,
       },
     });
-    const [ok, retry, failed, stale] = await execution.claimBatch(
-      a.id,
-      await dueRuns(schedule, 4),
-      'w',
-    );
+    const [ok, retry, failed, stale] = await claimBatch(a.id, await dueRuns(schedule, 4), 'w');
     // The stale one: its lease expired and the sweeper took it back.
     await w.db.query(
       `UPDATE occurrences SET lease_until = now() - interval '1 second' WHERE id = $1`,
@@ -258,7 +282,7 @@ describe('execution: batched claims and completions', () => {
     const a = await tenant({ maxConcurrentRuns: 100 });
     const schedule = await a.schedule({ overlapPolicy: 'buffer_one' });
     const [first, second] = await dueRuns(schedule, 2);
-    const [claim] = await execution.claimBatch(a.id, [first, second], 'w');
+    const [claim] = await claimBatch(a.id, [first, second], 'w');
     expect(claim.runId).toBe(first);
     // The one-run claim is what marks the second as waiting (the batch leaves it alone).
     expect(await execution.claim(a.id, second, 'w', { requeue: true })).toMatchObject({
