@@ -14,6 +14,7 @@ import { Completion, RunExecutionService } from '../occurrences/run-execution.se
 import type { RunJob } from '../queue/queue.constants';
 import { AllowedHosts, parseAllowedHosts } from '../targets/http/address-policy';
 import { classifyOutcome } from '../targets/http/outcome-classifier';
+import { TargetConnections } from '../targets/http/target-connections';
 import { invokeTarget } from '../targets/http/target-invoker';
 import type { DispatchTarget } from '../targets/target';
 import { TargetsService } from '../targets/targets.service';
@@ -39,6 +40,8 @@ export class RunExecutor {
   private readonly completions: Batcher<Completion, CompletionResult>;
   private readonly claims: Batcher<RunJob, Claim | null>;
   private readonly attempts = new Set<Promise<void>>();
+  /** Reused only for targets that deduplicate (see TargetConnections). */
+  private readonly connections = new TargetConnections();
 
   constructor(
     private readonly execution: RunExecutionService,
@@ -113,6 +116,11 @@ export class RunExecutor {
   /** Resolves when every attempt in flight has ended (its run written under its fence). */
   async drain(): Promise<void> {
     while (this.attempts.size > 0) await Promise.all(this.attempts);
+  }
+
+  /** Closes idle connections to targets; call after drain(). */
+  close(): void {
+    this.connections.close();
   }
 
   private track(attempt: Promise<number | null>, onWake: (inMs: number) => void): void {
@@ -240,7 +248,12 @@ export class RunExecutor {
         fencingToken: claim.fencingToken,
         scheduledAt,
       },
-      { allowed: this.allowed, signal: keeper.signal, now: () => this.clock.nowMs() },
+      {
+        allowed: this.allowed,
+        signal: keeper.signal,
+        now: () => this.clock.nowMs(),
+        pools: target.deduplicates ? this.connections : undefined,
+      },
     );
     this.metrics.targetLatency.observe({ result: response.kind }, response.durationMs / 1000);
     if (keeper.cancelRequested && response.kind !== 'response') {

@@ -71,6 +71,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     }
     // Attempts in flight end under their fence, not by lease expiry.
     await this.executor.drain();
+    this.executor.close();
     this.metrics.roleActive.set({ role: 'worker' }, 0);
     this.logger.log('worker stopped');
   }

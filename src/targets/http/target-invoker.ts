@@ -80,6 +80,13 @@ export interface InvokeOptions {
    * behind a private CA. Added to Node's bundled roots, not substituted for them.
    */
   extraCaCerts?: readonly (string | Buffer)[];
+  /**
+   * Connection pools to reuse connections from (see TargetConnections). Pass them only for a
+   * target that deduplicates by Idempotency-Key: a pooled connection the target closes just as
+   * the request is written fails as "maybe sent", which such a target's retry makes harmless.
+   * Without them every call opens a connection of its own.
+   */
+  pools?: { http: http.Agent; https: https.Agent };
 }
 
 export const DEFAULT_BODY_SNIPPET_BYTES = 4096;
@@ -211,9 +218,10 @@ type Phase = 'resolving' | 'connecting' | 'handshaking' | 'sent' | 'responded';
  * Calls a target once and reports what happened, including whether the request may have reached
  * the target. Never rejects.
  *
- * Every call uses a fresh connection (no keep-alive pool): a reused socket would skip the
- * address check at connect time, and a stale pooled socket failing would blur the line between
- * "not sent" and "maybe sent".
+ * A call opens a connection of its own unless `pools` are given (targets that deduplicate): a
+ * pooled connection's address was checked when it was opened, but one the target closes just as
+ * the request goes out can only be reported as "maybe sent", which only a deduplicating target
+ * can retry without risk.
  */
 export function invokeTarget(
   request: TargetRequest,
@@ -279,8 +287,9 @@ export function invokeTarget(
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
       resolve(result);
-      // Also stops reading a response body we no longer want; the socket is never reused.
-      req?.destroy();
+      // A complete response leaves a pooled connection to the pool; anything else (an error, a
+      // body we stopped reading) must not be reused, and stops reading what we no longer want.
+      if (!(options.pools && result.kind === 'response' && !result.bodyTruncated)) req?.destroy();
     };
 
     const onTimeout = () => {
@@ -401,7 +410,11 @@ export function invokeTarget(
         path: `${url.pathname}${url.search}`,
         method: request.method.toUpperCase(),
         headers: buildRequestHeaders(request, requestBody, now(), options.userAgent),
-        agent: false,
+        agent: options.pools
+          ? url.protocol === 'https:'
+            ? options.pools.https
+            : options.pools.http
+          : false,
         lookup,
         ...(options.extraCaCerts?.length
           ? { ca: [...rootCertificates, ...options.extraCaCerts] }
@@ -415,6 +428,11 @@ export function invokeTarget(
 
     req.on('error', onError);
     req.on('socket', (socket: Socket) => {
+      // A pooled connection is up (and past its handshake): what is written may be read.
+      if (req?.reusedSocket) {
+        if (phase !== 'responded') phase = 'sent';
+        return;
+      }
       const tls = socket instanceof TLSSocket;
       const onConnect = () => {
         if (phase === 'resolving' || phase === 'connecting') phase = tls ? 'handshaking' : 'sent';

@@ -14,6 +14,7 @@ import {
   invokeTarget,
   parseRetryAfter,
 } from '../../../src/targets/http/target-invoker';
+import { TargetConnections } from '../../../src/targets/http/target-connections';
 
 interface Received {
   method: string;
@@ -296,6 +297,62 @@ describe('invokeTarget: successful calls', () => {
   });
 });
 
+describe('invokeTarget: pooled connections (targets that deduplicate)', () => {
+  let pools: TargetConnections;
+  beforeEach(() => (pools = new TargetConnections()));
+  afterEach(() => pools.close());
+
+  it('reuses one connection for calls in turn; without pools every call opens its own', async () => {
+    const server = await startServer((_req, res) => res.end('ok'));
+    for (let i = 0; i < 3; i++) {
+      const result = await invokeTarget(makeRequest(server.url), { allowed: allowLoopback, pools });
+      expect(result).toMatchObject({ kind: 'response', status: 200, bodySnippet: 'ok' });
+    }
+    expect(server.received).toHaveLength(3);
+    expect(server.connections).toBe(1);
+
+    const fresh = await startServer((_req, res) => res.end('ok'));
+    for (let i = 0; i < 2; i++)
+      await invokeTarget(makeRequest(fresh.url), { allowed: allowLoopback });
+    expect(fresh.connections).toBe(2);
+  });
+
+  it('never returns a connection whose response it stopped reading', async () => {
+    const server = await startServer((req, res) => {
+      if (req.url === '/big') {
+        res.writeHead(200);
+        res.write('x'.repeat(64 * 1024)); // never ends
+      } else res.end('small');
+    });
+    const big = await invokeTarget(makeRequest(`${server.url}/big`), {
+      allowed: allowLoopback,
+      pools,
+    });
+    expect(big).toMatchObject({ kind: 'response', bodyTruncated: true });
+    const next = await invokeTarget(makeRequest(`${server.url}/small`), {
+      allowed: allowLoopback,
+      pools,
+    });
+    expect(next).toMatchObject({ kind: 'response', bodySnippet: 'small' });
+    expect(server.connections).toBe(2);
+  });
+
+  it('a failure on a reused connection is "maybe sent", never "not sent"', async () => {
+    // The first request gets its answer; the connection then dies under the second.
+    let calls = 0;
+    const server = await startServer((req, res) => {
+      calls++;
+      if (calls === 1) return res.end('first');
+      req.socket.destroy();
+    });
+    const first = await invokeTarget(makeRequest(server.url), { allowed: allowLoopback, pools });
+    expect(first).toMatchObject({ kind: 'response', bodySnippet: 'first' });
+    const second = await invokeTarget(makeRequest(server.url), { allowed: allowLoopback, pools });
+    expect(server.connections).toBe(1);
+    expect(second).toMatchObject({ kind: 'maybe_sent', code: 'reset' });
+  });
+});
+
 describe('invokeTarget: failures after the request was sent', () => {
   it('times out on a server that never answers (maybe_sent)', async () => {
     const server = await startServer(() => undefined);
@@ -569,6 +626,27 @@ const certificate = makeCertificate();
     });
     expect(result).toMatchObject({ kind: 'maybe_sent', code: 'timeout' });
     expect(server.received).toEqual(['/tls']);
+  });
+
+  it('reuses a pooled TLS connection, and a timeout on it is maybe_sent, not tls_failed', async () => {
+    let calls = 0;
+    const server = await startTlsServer((_req, res) => {
+      calls++;
+      if (calls === 1) res.end('secure'); // the second request is never answered
+    });
+    const pools = new TargetConnections();
+    try {
+      const options = { allowed: allowLoopback, extraCaCerts: [certificate!.cert], pools };
+      expect(await invokeTarget(makeRequest(server.url), options)).toMatchObject({
+        kind: 'response',
+        bodySnippet: 'secure',
+      });
+      const second = await invokeTarget(makeRequest(server.url, { timeoutMs: 1500 }), options);
+      expect(second).toMatchObject({ kind: 'maybe_sent', code: 'timeout' });
+      expect(server.received).toEqual(['/tls', '/tls']);
+    } finally {
+      pools.close();
+    }
   });
 
   it('reports an untrusted certificate as tls_failed without sending the request', async () => {
