@@ -4,7 +4,7 @@ import * as https from 'node:https';
 /** How long a connection may sit idle in a pool: well under common servers' keep-alive (5 s+). */
 const IDLE_MS = 2000;
 /** Idle connections kept per target origin. */
-const MAX_IDLE_PER_ORIGIN = 64;
+const MAX_IDLE_PER_ORIGIN = 256;
 
 /**
  * A worker's pools of connections to targets that deduplicate (see InvokeOptions.pools): a call
