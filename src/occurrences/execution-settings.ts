@@ -22,14 +22,16 @@ export class ExecutionSettings {
   throttledRetryMs = 1_000;
   /**
    * Built-in worker: attempts in flight per process (a fetch waits for room for a batch), jobs
-   * fetched and claimed (per tenant, one statement) in batches of workerBatchSize by
-   * workerFetchLoops loops. Claims made at once in a process are merged into one statement of
-   * up to claimBatchSize runs; completions that end together into one transaction of up to
-   * completionBatchSize.
+   * fetched in batches of workerBatchSize by workerFetchLoops loops. Claims made at once in a
+   * process are merged into one statement of up to claimBatchSize runs; completions that end
+   * together into one transaction of up to completionBatchSize. One loop: a flood due at one
+   * instant is then fetched and claimed whole rather than in two halves that queue for the same
+   * tenants' permit locks (steady 200/s p99 ~95 ms against ~100-120 with two; the 10,000 burst
+   * drains ~13 % slower).
    */
   workerConcurrency = 600;
   workerBatchSize = 200;
-  workerFetchLoops = 2;
+  workerFetchLoops = 1;
   claimBatchSize = 200;
   completionBatchSize = 100;
   /** Built-in worker: queue poll intervals (seconds); NOTIFY wakes it sooner for new jobs. */
