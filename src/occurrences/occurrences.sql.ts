@@ -52,6 +52,31 @@ export const LOCK_SCHEDULES_OF_RUNS = `
            ORDER BY schedule_id) runs_schedules`;
 
 /**
+ * Run `o` (of schedule `s`) may start an attempt now by the database clock: due (never early),
+ * waiting (QUEUED, or RETRY_WAIT whose retry time has come), not cancelled (run or schedule),
+ * within its attempts and retry deadline. Shared by CLAIM_RUN and CLAIM_RUNS.
+ */
+const RUN_CLAIMABLE = `(o.state = 'QUEUED' OR (o.state = 'RETRY_WAIT' AND o.next_attempt_at <= now()))
+       AND now() >= o.scheduled_at
+       AND s.status <> 'cancelled'
+       AND o.cancel_requested_at IS NULL
+       AND o.attempt_count < o.max_attempts
+       AND now() < o.retry_deadline`;
+
+/**
+ * What a claim writes: RUNNING under a fencing token one higher, one more attempt, a lease of
+ * $4 ms from the database clock, held by worker $3.
+ */
+const CLAIM_SET = `SET state = 'RUNNING',
+         fencing_token = o.fencing_token + 1,
+         attempt_count = o.attempt_count + 1,
+         lease_until = now() + make_interval(secs => $4::double precision / 1000),
+         worker_id = $3,
+         reason = NULL,
+         next_attempt_at = NULL,
+         updated_at = now()`;
+
+/**
  * The claim: receipt of a job is not ownership, this UPDATE is. It succeeds only if, by the
  * database clock, the run is due (never early), waiting (QUEUED, or RETRY_WAIT whose retry time
  * has come), not cancelled (run or schedule), within its attempts and retry deadline, and if the
@@ -62,23 +87,11 @@ export const LOCK_SCHEDULES_OF_RUNS = `
  */
 export const CLAIM_RUN = `
   UPDATE occurrences o
-     SET state = 'RUNNING',
-         fencing_token = o.fencing_token + 1,
-         attempt_count = o.attempt_count + 1,
-         lease_until = now() + make_interval(secs => $4::double precision / 1000),
-         worker_id = $3,
-         reason = NULL,
-         next_attempt_at = NULL,
-         updated_at = now()
+  ${CLAIM_SET}
     FROM schedules s, tenants t
    WHERE o.id = $1 AND o.tenant_id = $2
      AND s.id = o.schedule_id AND t.id = o.tenant_id
-     AND (o.state = 'QUEUED' OR (o.state = 'RETRY_WAIT' AND o.next_attempt_at <= now()))
-     AND now() >= o.scheduled_at
-     AND s.status <> 'cancelled'
-     AND o.cancel_requested_at IS NULL
-     AND o.attempt_count < o.max_attempts
-     AND now() < o.retry_deadline
+     AND ${RUN_CLAIMABLE}
      AND (SELECT count(*) FROM occurrences r
            WHERE r.tenant_id = o.tenant_id AND r.state = 'RUNNING') < t.max_concurrent_runs
      AND (s.overlap_policy = 'allow'
@@ -124,12 +137,7 @@ export const CLAIM_RUNS = `
       FROM batch b
       JOIN occurrences o ON o.id = b.run_id AND o.tenant_id = b.tenant_id
       JOIN schedules s ON s.id = o.schedule_id
-     WHERE (o.state = 'QUEUED' OR (o.state = 'RETRY_WAIT' AND o.next_attempt_at <= now()))
-       AND now() >= o.scheduled_at
-       AND s.status <> 'cancelled'
-       AND o.cancel_requested_at IS NULL
-       AND o.attempt_count < o.max_attempts
-       AND now() < o.retry_deadline
+     WHERE ${RUN_CLAIMABLE}
        AND (s.overlap_policy = 'allow'
             OR NOT EXISTS (SELECT 1 FROM occurrences r
                             WHERE r.schedule_id = o.schedule_id AND r.state = 'RUNNING'))
@@ -145,14 +153,7 @@ export const CLAIM_RUNS = `
      WHERE r.nth <= least(f.permits, f.tokens)
   ), claimed AS (
     UPDATE occurrences o
-       SET state = 'RUNNING',
-           fencing_token = o.fencing_token + 1,
-           attempt_count = o.attempt_count + 1,
-           lease_until = now() + make_interval(secs => $4::double precision / 1000),
-           worker_id = $3,
-           reason = NULL,
-           next_attempt_at = NULL,
-           updated_at = now()
+    ${CLAIM_SET}
       FROM chosen c, schedules s
      WHERE o.id = c.id AND o.xmin = c.version AND s.id = o.schedule_id
     RETURNING o.id, o.tenant_id, o.schedule_id, o.fencing_token, o.attempt_count, o.lease_until,
