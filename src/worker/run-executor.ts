@@ -68,13 +68,13 @@ export class RunExecutor {
 
   /**
    * Claims the runs in one statement where it can (claimBatch, shared with whatever else this
-   * process is claiming at the moment), the rest one by one
-   * (claim, which refuses with a reason and requeues what must wait), and starts an attempt for
-   * every claimed run. Resolves once the claims are made, not when the attempts end: from its
-   * claim on, a run is the ledger's (its lease, the sweeper), so its queue job has done its work
-   * and can be acknowledged while the attempt runs. `onWake` gets the delay after which a
-   * requeued or retried run becomes due. Throws (so the queue delivers the jobs again) only if a
-   * claim could not reach the database; runs claimed meanwhile still run.
+   * process is claiming at the moment), the rest one by one (claim, which refuses with a reason
+   * and requeues what must wait), and starts an attempt for every claimed run. Resolves once the
+   * claims are made, not when the attempts end: from its claim on, a run is the ledger's (its
+   * lease, the sweeper), so its queue job has done its work and can be acknowledged while the
+   * attempt runs. `onWake` gets the delay after which a requeued or retried run becomes due.
+   * Throws (so the queue delivers the jobs again) only if a claim could not reach the database;
+   * runs claimed meanwhile still run.
    */
   async start(jobs: ReadonlyArray<Job<RunJob>>, onWake: (inMs: number) => void): Promise<void> {
     const failures: unknown[] = [];
@@ -101,11 +101,6 @@ export class RunExecutor {
       }),
     );
     if (failures.length > 0) throw failures[0];
-  }
-
-  /** Attempts in flight in this process. */
-  get inFlight(): number {
-    return this.attempts.size;
   }
 
   /** Resolves once fewer than `limit` attempts are in flight. */
