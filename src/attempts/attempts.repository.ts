@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { Attempt, AttemptEnd, AttemptOutcomeRecord, MAX_ATTEMPT_ERROR_LENGTH } from './attempt';
-import { END_ATTEMPTS, INSERT_ATTEMPTS, LIST_ATTEMPTS, MARK_ATTEMPT_STALE } from './attempts.sql';
+import { END_ATTEMPTS, LIST_ATTEMPTS, MARK_ATTEMPT_STALE } from './attempts.sql';
 
 interface AttemptRow {
   run_id: string;
@@ -17,13 +17,6 @@ interface AttemptRow {
   error: string | null;
 }
 
-export interface AttemptStart {
-  runId: string;
-  attemptNo: number;
-  tenantId: string;
-  fencingToken: number;
-}
-
 /** The end of the attempt a fence identifies. */
 export interface FencedAttemptEnd extends AttemptEnd {
   runId: string;
@@ -33,18 +26,6 @@ export interface FencedAttemptEnd extends AttemptEnd {
 @Injectable()
 export class AttemptsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
-
-  /** One statement for all the runs a claim took (see INSERT_ATTEMPTS). */
-  async insertMany(em: EntityManager, workerId: string, starts: AttemptStart[]): Promise<void> {
-    if (starts.length === 0) return;
-    await em.query(INSERT_ATTEMPTS, [
-      starts.map((a) => a.runId),
-      starts.map((a) => a.attemptNo),
-      starts.map((a) => a.tenantId),
-      workerId,
-      starts.map((a) => a.fencingToken),
-    ]);
-  }
 
   /** One statement for all the attempts a batch of transitions ended (see END_ATTEMPTS). */
   async endMany(em: EntityManager, ends: FencedAttemptEnd[]): Promise<void> {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Attempt } from './attempt';
-import { AttemptsRepository, AttemptStart, FencedAttemptEnd } from './attempts.repository';
+import { AttemptsRepository, FencedAttemptEnd } from './attempts.repository';
 
 /**
  * The append-only audit of attempts. Writes take the caller's transaction: an attempt starts
@@ -10,10 +10,6 @@ import { AttemptsRepository, AttemptStart, FencedAttemptEnd } from './attempts.r
 @Injectable()
 export class AttemptsService {
   constructor(private readonly attempts: AttemptsRepository) {}
-
-  start(em: EntityManager, workerId: string, starts: AttemptStart[]): Promise<void> {
-    return this.attempts.insertMany(em, workerId, starts);
-  }
 
   end(em: EntityManager, ends: FencedAttemptEnd[]): Promise<void> {
     return this.attempts.endMany(em, ends);

@@ -5,20 +5,9 @@
  */
 
 /**
- * Appended in the claim's transaction, one row per claimed run (a batched claim appends many in
- * one statement): no attempt exists that its claim did not commit.
- * $1 run ids, $2 attempt numbers, $3 tenant ids, $4 worker id, $5 fencing tokens.
- */
-export const INSERT_ATTEMPTS = `
-  INSERT INTO attempts (run_id, attempt_no, tenant_id, worker_id, fencing_token)
-  SELECT a.run_id, a.attempt_no, a.tenant_id, $4, a.fencing_token
-    FROM unnest($1::uuid[], $2::int[], $3::uuid[], $5::bigint[])
-         AS a(run_id, attempt_no, tenant_id, fencing_token)`;
-
-/**
- * INSERT_ATTEMPTS for a statement that claims runs itself (see the occurrences' CLAIM_RUNS): one
- * attempt per row of `claimed`, a CTE with the claimed runs' id, attempt_count, tenant_id and
- * fencing_token; `workerId` is a SQL expression.
+ * Appended by the claim statement itself (see the occurrences' CLAIM_RUNS), so no attempt exists
+ * that its claim did not commit: one attempt per row of `claimed`, a CTE with the claimed runs'
+ * id, attempt_count, tenant_id and fencing_token; `workerId` is a SQL expression.
  */
 export const insertAttemptsOf = (claimed: string, workerId: string) => `
   INSERT INTO attempts (run_id, attempt_no, tenant_id, worker_id, fencing_token)

@@ -9,7 +9,6 @@ import type { ClaimDiagnosis, HeldRun, Transition } from './run-transition';
 import {
   CANCEL_RUN,
   CANCEL_SCHEDULE_RUNS,
-  CLAIM_RUN,
   CLAIM_RUNS,
   DIAGNOSE_CLAIM,
   END_WAITING_RUN,
@@ -96,17 +95,6 @@ export class OccurrencesRepository {
   /** The schedule locks of a batch of completions (see LOCK_SCHEDULES_OF_RUNS). */
   async lockSchedulesOfRuns(em: EntityManager, runIds: readonly string[]): Promise<void> {
     await em.query(LOCK_SCHEDULES_OF_RUNS, [runIds]);
-  }
-
-  async claim(
-    em: EntityManager,
-    runId: string,
-    tenantId: string,
-    workerId: string,
-    leaseMs: number,
-  ): Promise<Claim | null> {
-    const [row] = await this.rows(CLAIM_RUN, [runId, tenantId, workerId, leaseMs], em);
-    return row ? toClaim(row) : null;
   }
 
   /** The permit locks of several tenants, in order (see LOCK_TENANTS_PERMITS). */

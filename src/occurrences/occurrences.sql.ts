@@ -54,7 +54,7 @@ export const LOCK_SCHEDULES_OF_RUNS = `
 /**
  * Run `o` (of schedule `s`) may start an attempt now by the database clock: due (never early),
  * waiting (QUEUED, or RETRY_WAIT whose retry time has come), not cancelled (run or schedule),
- * within its attempts and retry deadline. Shared by CLAIM_RUN and CLAIM_RUNS.
+ * within its attempts and retry deadline.
  */
 const RUN_CLAIMABLE = `(o.state = 'QUEUED' OR (o.state = 'RETRY_WAIT' AND o.next_attempt_at <= now()))
        AND now() >= o.scheduled_at
@@ -77,38 +77,15 @@ const CLAIM_SET = `SET state = 'RUNNING',
          updated_at = now()`;
 
 /**
- * The claim: receipt of a job is not ownership, this UPDATE is. It succeeds only if, by the
- * database clock, the run is due (never early), waiting (QUEUED, or RETRY_WAIT whose retry time
- * has come), not cancelled (run or schedule), within its attempts and retry deadline, and if the
- * tenant has a concurrency permit left and the schedule's overlap policy allows it. It raises the
- * fencing token, so any earlier holder's writes are rejected from now on, and starts the lease.
- * Must run after LOCK_TENANT_PERMITS in the same transaction (see there).
- * $1 run, $2 tenant, $3 worker id, $4 lease ms.
- */
-export const CLAIM_RUN = `
-  UPDATE occurrences o
-  ${CLAIM_SET}
-    FROM schedules s, tenants t
-   WHERE o.id = $1 AND o.tenant_id = $2
-     AND s.id = o.schedule_id AND t.id = o.tenant_id
-     AND ${RUN_CLAIMABLE}
-     AND (SELECT count(*) FROM occurrences r
-           WHERE r.tenant_id = o.tenant_id AND r.state = 'RUNNING') < t.max_concurrent_runs
-     AND (s.overlap_policy = 'allow'
-          OR NOT EXISTS (SELECT 1 FROM occurrences r
-                          WHERE r.schedule_id = o.schedule_id AND r.state = 'RUNNING'
-                            AND r.id <> o.id))
-  RETURNING o.id, o.tenant_id, o.schedule_id, o.fencing_token, o.attempt_count, o.lease_until,
-            o.scheduled_at, s.target_id, s.payload`;
-
-/**
- * The batched claim, all of it in one statement: CLAIM_RUN's conditions for a set of runs of any
- * tenants, so a busy worker takes its tenants' permit locks once per batch instead of once per
- * run. Of each tenant's claimable runs it takes, oldest instant first, no more than the tenant's
+ * The claim, all of it in one statement, for one run or a batch of any tenants' runs. Receipt of
+ * a job is not ownership, this is: a run is taken only if RUN_CLAIMABLE holds by the database
+ * clock (never early) and its tenant has a permit and a rate token left; its fencing token goes
+ * up, so any earlier holder's writes are rejected from now on, and its lease starts. A busy
+ * worker takes its tenants' permit locks once per batch instead of once per run. Of each tenant's claimable runs it takes, oldest instant first, no more than the tenant's
  * free permits and its dispatch-rate tokens, and for a schedule whose overlap policy is not
  * `allow` one run, none if one is already RUNNING; it appends their attempts and spends their
  * tokens (the attempts' and the budget's own SQL, composed in). A run not returned is not
- * refused: the caller claims it alone (CLAIM_RUN + DIAGNOSE_CLAIM), which says why. Must run
+ * refused: the caller claims it alone and DIAGNOSE_CLAIM says why. Must run
  * after LOCK_TENANTS_PERMITS for the batch's tenants, in its own statement (its snapshot then sees
  * every claim that committed before the locks were granted).
  *
@@ -164,7 +141,7 @@ export const CLAIM_RUNS = `
   SELECT * FROM claimed`;
 
 /**
- * Why CLAIM_RUN matched nothing: each of its conditions, read in the same transaction (so under
+ * Why CLAIM_RUNS did not take a run: each of its conditions, read in the same transaction (so under
  * the same tenant lock). `due_at` is when a not-yet-due run becomes claimable.
  */
 export const DIAGNOSE_CLAIM = `

@@ -45,15 +45,6 @@ interface Change {
   attempt: { httpStatus?: number | null; durationMs?: number | null; error?: string | null };
 }
 
-function attemptStart(claim: Claim) {
-  return {
-    runId: claim.runId,
-    attemptNo: claim.attempt,
-    tenantId: claim.tenantId,
-    fencingToken: claim.fencingToken,
-  };
-}
-
 export interface ClaimOptions {
   /**
    * The caller consumed a queue job for this run (the built-in worker): a run that must wait
@@ -83,7 +74,9 @@ export class RunExecutionService {
   ) {}
 
   /**
-   * One conditional UPDATE decides (see CLAIM_RUN); the attempt row is appended in the same
+   * The batched claim's statement with one run decides (see CLAIM_RUNS), under the tenant's and
+   * the schedule's locks; a run it does not take is diagnosed (DIAGNOSE_CLAIM) and refused with
+   * the reason. The attempt row is appended in the same
    * transaction. A refused run that can never run is ended here (CANCELLED, FAILED, SKIPPED).
    */
   async claim(
@@ -95,21 +88,23 @@ export class RunExecutionService {
     const result = await this.runs.transaction(async (em): Promise<ClaimResult> => {
       await this.runs.lockForClaim(em, runId, tenantId);
       let diagnosis: ClaimDiagnosisRecord | null = null;
-      // Under the tenant lock permits only come back, so a second try settles any race.
-      // The rate budget is read first and spent only on success, all under the tenant lock.
-      const { waitMs: rateWaitMs } = await this.budget.balance(em, tenantId);
+      // Under the tenant lock permits and rate tokens only come back, so a second try settles
+      // any race.
       for (let round = 0; round < 2; round++) {
-        const claim =
-          rateWaitMs > 0
-            ? null
-            : await this.runs.claim(em, runId, tenantId, workerId, this.settings.leaseMs);
-        if (claim) {
-          await this.budget.spend(em, tenantId, 1);
-          await this.attempts.start(em, workerId, [attemptStart(claim)]);
-          return { claimed: true, claim };
-        }
+        const [claim] = await this.runs.claimMany(
+          em,
+          [{ runId, tenantId }],
+          workerId,
+          this.settings.leaseMs,
+        );
+        if (claim) return { claimed: true, claim };
         diagnosis = await this.runs.diagnoseClaim(em, runId, tenantId);
-        const reason = claimRefusal(diagnosis) ?? (rateWaitMs > 0 ? 'rate_limited' : null);
+        let reason = claimRefusal(diagnosis);
+        let rateWaitMs = 0;
+        if (!reason && diagnosis) {
+          rateWaitMs = await this.budget.waitMs(em, tenantId);
+          if (rateWaitMs > 0) reason = 'rate_limited';
+        }
         if (reason) {
           return this.refuse(em, tenantId, runId, reason, diagnosis, options, rateWaitMs);
         }

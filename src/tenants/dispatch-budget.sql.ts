@@ -1,31 +1,9 @@
 /**
- * The tenant's dispatch rate, across all replicas. Callers hold the tenant's permit lock (the
- * claim transaction's advisory lock), so reading the balance and then spending it cannot race.
- * Tokens refill continuously at dispatch_rate_per_second, capped at one second's worth.
+ * The tenant's dispatch rate, across all replicas: a token bucket per tenant. Tokens refill
+ * continuously at dispatch_rate_per_second, capped at one second's worth. Claims read and spend
+ * them inside the claim statement (see the occurrences' CLAIM_RUNS) under the tenant's permit
+ * lock, so reading the balance and then spending it cannot race.
  */
-export const OPEN_BUDGET = `
-  INSERT INTO tenant_dispatch_budget (tenant_id, tokens, refilled_at)
-  SELECT id, dispatch_rate_per_second, clock_timestamp() FROM tenants WHERE id = $1
-  ON CONFLICT (tenant_id) DO NOTHING`;
-
-/** The balance as of now (refilled, capped), and the refill rate. */
-export const BUDGET_BALANCE = `
-  SELECT least(t.dispatch_rate_per_second,
-               b.tokens + extract(epoch FROM clock_timestamp() - b.refilled_at)
-                          * t.dispatch_rate_per_second)::float8 AS tokens,
-         t.dispatch_rate_per_second AS rate_per_second
-    FROM tenant_dispatch_budget b JOIN tenants t ON t.id = b.tenant_id
-   WHERE b.tenant_id = $1`;
-
-/** Spends $2 tokens (after refilling up to now). */
-export const SPEND_TOKENS = `
-  UPDATE tenant_dispatch_budget b
-     SET tokens = least(t.dispatch_rate_per_second,
-                        b.tokens + extract(epoch FROM clock_timestamp() - b.refilled_at)
-                                   * t.dispatch_rate_per_second) - $2,
-         refilled_at = clock_timestamp()
-    FROM tenants t
-   WHERE b.tenant_id = $1 AND t.id = b.tenant_id`;
 
 /**
  * For a statement that claims runs itself (see the occurrences' CLAIM_RUNS): the tokens tenant
@@ -59,3 +37,9 @@ export const spendTokensOf = (claimed: string) => `
                             - (bt.dispatch_rate_per_second - EXCLUDED.tokens)
                      FROM tenants bt WHERE bt.id = b.tenant_id),
          refilled_at = clock_timestamp()`;
+
+/** How long until tenant $1 has a whole token (0: it has one now). */
+export const BUDGET_WAIT_MS = `
+  SELECT greatest(0, (1 - ${tokensNow('$1')}) / t.dispatch_rate_per_second * 1000)::float8
+         AS wait_ms
+    FROM tenants t WHERE t.id = $1`;

@@ -38,6 +38,11 @@ export class RunExecutor {
   readonly workerId = `worker:${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly allowed: AllowedHosts;
   private readonly completions: Batcher<Completion, CompletionResult>;
+  /**
+   * Fast claims, gathered: the fetch loop's batch and anything else claimed at the same moment
+   * go in one claimBatch, so the tenants' permit locks are taken once per batch rather than
+   * queued for one behind another. Null: not taken (the caller claims it alone to learn why).
+   */
   private readonly claims: Batcher<RunJob, Claim | null>;
   private readonly attempts = new Set<Promise<void>>();
   /** Reused only for targets that deduplicate (see TargetConnections). */
@@ -136,7 +141,8 @@ export class RunExecutor {
     onWake: (inMs: number) => void,
   ): Promise<HeldClaim[]> {
     const sentAt = performance.now();
-    const fast = await Promise.all(jobs.map((job) => this.claimTogether(job.data)));
+    // Each submit joins whatever this process is claiming at the moment (see `claims`).
+    const fast = await Promise.all(jobs.map((job) => this.claims.submit(job.data)));
     const held: HeldClaim[] = [];
     const rest: Array<Job<RunJob>> = [];
     fast.forEach((claim, i) => {
@@ -158,16 +164,6 @@ export class RunExecutor {
       }),
     );
     return held;
-  }
-
-  /**
-   * The fast claim of one run, batched with whatever this process is claiming at the same time
-   * (see claimBatch): the fetch loops of a busy worker then take their tenants' permit locks once
-   * per batch rather than queueing for them one behind another. Null: not taken (the caller
-   * claims it alone to learn why).
-   */
-  private claimTogether(run: RunJob): Promise<Claim | null> {
-    return this.claims.submit(run);
   }
 
   /** One claimed run: the attempt under a kept lease, then the fenced completion. */
