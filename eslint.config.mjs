@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
+import dueline from './eslint/module-boundaries.mjs';
 
 export default tseslint.config(
   {
@@ -33,24 +34,17 @@ export default tseslint.config(
       ],
       '@typescript-eslint/no-explicit-any': 'error',
       'no-console': 'error',
-      // Modules talk through their exported service, never each other's repositories.
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { group: ['**/*.repository'], message: "use the module's service, not its repository" },
-          ],
-        },
-      ],
     },
   },
   {
-    files: ['src/main.ts', 'src/database/cli/**', 'test/**', 'bench/**'],
-    rules: { 'no-console': 'off', 'no-restricted-imports': 'off' },
+    // One home per duty: modules meet at their index.ts; only repositories run SQL.
+    files: ['src/**/*.ts'],
+    plugins: { dueline },
+    rules: { 'dueline/module-index': 'error', 'dueline/database-access': 'error' },
   },
   {
-    files: ['src/**/*.service.ts', 'src/**/*.module.ts'],
-    rules: { 'no-restricted-imports': 'off' },
+    files: ['src/main.ts', 'src/cli/**', 'test/**', 'bench/**'],
+    rules: { 'no-console': 'off' },
   },
   {
     files: ['test/**'],

@@ -2,8 +2,8 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
-import { runMigrations } from '../src/database/migrate';
+import { startEmbeddedPostgres } from '../src/embedded-postgres';
+import { migrateDatabase } from '../src/schema';
 
 export interface BenchDatabase {
   name: string;
@@ -57,7 +57,7 @@ export class PgServer {
     const name = `dueline_bench_${label.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${Date.now()}`;
     await this.admin(`CREATE DATABASE ${name}`);
     const url = withDatabase(this.url, name);
-    await runMigrations(url);
+    await migrateDatabase(url);
     return {
       name,
       url,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { shardOf } from '../src/due-index/shard';
+import { shardOf } from '../src/due-index';
 
 const BATCH = 5_000;
 

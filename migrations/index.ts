@@ -3,6 +3,7 @@ import { Targets1796020000000 } from './1796020000000-Targets';
 import { Schedules1796030000000 } from './1796030000000-Schedules';
 import { Dispatch1796040000000 } from './1796040000000-Dispatch';
 import { DispatchBudget1796050000000 } from './1796050000000-DispatchBudget';
+import { RunReasons1796060000000 } from './1796060000000-RunReasons';
 
 /** Every migration, oldest first. Each is reviewed SQL; TypeORM only runs them in order. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   Schedules1796030000000,
   Dispatch1796040000000,
   DispatchBudget1796050000000,
+  RunReasons1796060000000,
 ];

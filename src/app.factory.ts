@@ -4,10 +4,8 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
-import type { AppConfig } from './config/app-config';
-import { FieldErrorDto, ProblemDto } from './common/openapi/problem.dto';
-import { ProblemFilter } from './common/problem/problem.filter';
-import { StrictValidationPipe } from './common/validation/validation.pipe';
+import type { AppConfig } from './config';
+import { FieldErrorDto, ProblemDto, ProblemFilter, StrictValidationPipe } from './common';
 
 /** The largest JSON body we read; a schedule's payload alone is capped lower (64 KiB). */
 export const BODY_LIMIT = '256kb';

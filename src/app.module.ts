@@ -1,17 +1,16 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
-import { ApiModule } from './api/api.module';
-import type { AppConfig, RoleName } from './config/app-config';
-import { ConfigModule } from './config/config.module';
-import { Clock } from './common/clock/clock';
-import { DatabaseModule } from './database/database.module';
-import { HealthModule } from './health/health.module';
-import { loggingParams } from './observability/logging';
-import { ObservabilityModule } from './observability/observability.module';
-import { PollerModule } from './poller/poller.module';
-import { QueueModule } from './queue/queue.module';
-import { RelayModule } from './relay/relay.module';
-import { WorkerModule } from './worker/worker.module';
+import { ApiModule } from './api';
+import { type AppConfig, type RoleName, ConfigModule } from './config';
+import { Clock } from './common';
+import { DatabaseModule } from './database';
+import { HealthModule } from './health';
+import { loggingParams, ObservabilityModule } from './observability';
+import { SCHEMA } from './schema';
+import { PollerModule } from './poller';
+import { QueueModule } from './queue';
+import { RelayModule } from './relay';
+import { WorkerModule } from './worker';
 
 const ROLE_MODULES: Record<RoleName, Type> = {
   api: ApiModule,
@@ -33,7 +32,7 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         LoggerModule.forRoot(loggingParams(config.logLevel)),
-        DatabaseModule.forRoot(config.databaseUrl),
+        DatabaseModule.forRoot(config.databaseUrl, config.database.poolSize, SCHEMA),
         QueueModule,
         ObservabilityModule,
         HealthModule,

@@ -4,10 +4,9 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { createApp } from './app.factory';
-import { AppConfig, loadConfig } from './config/app-config';
-import { InvalidConfigError } from './config/invalid-config.error';
-import { EmbeddedPostgresHandle, startEmbeddedPostgres } from './database/embedded-postgres';
-import { runMigrations } from './database/migrate';
+import { AppConfig, loadConfig, InvalidConfigError } from './config';
+import { EmbeddedPostgresHandle, startEmbeddedPostgres } from './embedded-postgres';
+import { migrateDatabase } from './schema';
 
 /**
  * Boot order: validate config, start the embedded Postgres when no DATABASE_URL is given,
@@ -30,7 +29,7 @@ async function main(): Promise<void> {
       adminToken: config.adminToken ?? (await readOrCreateAdminToken(config.dataDir)),
     };
   }
-  const migrations = await runMigrations(resolved.databaseUrl!);
+  const migrations = await migrateDatabase(resolved.databaseUrl!);
   const app = await createApp(resolved);
   await app.listen(resolved.port, '0.0.0.0');
   const url = (await app.getUrl()).replace('[::1]', 'localhost').replace('0.0.0.0', 'localhost');

@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { PgBoss } from 'pg-boss';
-import { PGBOSS_SCHEMA, RUNS_QUEUE } from '../../src/queue/queue.constants';
+import { PGBOSS_SCHEMA, RUNS_QUEUE } from '../../src/queue';
 import type { BenchContext, ScenarioResult } from '../context';
 import { ResourceMeter } from '../resources';
 

@@ -1,9 +1,11 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { OccurrencesModule } from '../occurrences/occurrences.module';
-import { SchedulesModule } from '../schedules/schedules.module';
-import { TargetsModule } from '../targets/targets.module';
-import { TenantsModule } from '../tenants/tenants.module';
+import { AdmissionModule } from '../admission';
+import { ExecutionModule } from '../execution';
+import { OccurrencesModule } from '../occurrences';
+import { SchedulesModule } from '../schedules';
+import { TargetsModule } from '../targets';
+import { TenantsModule } from '../tenants';
 import { AuthGuard } from './auth/auth.guard';
 import { TenantRateLimitGuard } from './rate-limit/tenant-rate-limit.guard';
 import { RunsController } from './runs/runs.controller';
@@ -12,9 +14,19 @@ import { SchedulesController } from './schedules/schedules.controller';
 import { TargetsController } from './targets/targets.controller';
 import { TenantsController } from './tenants/tenants.controller';
 
-/** The api role: the management HTTP API. Controllers translate; the record modules decide. */
+/**
+ * The api role: the management HTTP API and the worker contract. Controllers translate; the
+ * record and duty modules decide.
+ */
 @Module({
-  imports: [TenantsModule, SchedulesModule, TargetsModule, OccurrencesModule],
+  imports: [
+    TenantsModule,
+    SchedulesModule,
+    TargetsModule,
+    OccurrencesModule,
+    AdmissionModule,
+    ExecutionModule,
+  ],
   controllers: [
     TenantsController,
     SchedulesController,

@@ -1,14 +1,4 @@
-/** What became of one attempt. Null while it is in flight. */
-export const ATTEMPT_OUTCOMES = [
-  'succeeded',
-  'retryable',
-  'failed',
-  'unknown',
-  'cancelled',
-  'lease_lost',
-  'stale',
-] as const;
-export type AttemptOutcomeRecord = (typeof ATTEMPT_OUTCOMES)[number];
+import type { AttemptOutcome } from '../run-vocabulary';
 
 /** One row of a run's append-only audit trail. */
 export interface Attempt {
@@ -18,7 +8,7 @@ export interface Attempt {
   fencingToken: number;
   startedAt: Date;
   endedAt: Date | null;
-  outcome: AttemptOutcomeRecord | null;
+  outcome: AttemptOutcome | null;
   httpStatus: number | null;
   durationMs: number | null;
   error: string | null;
@@ -26,7 +16,7 @@ export interface Attempt {
 
 /** How an attempt ended, as its holder (or the sweeper) reports it. */
 export interface AttemptEnd {
-  outcome: AttemptOutcomeRecord;
+  outcome: AttemptOutcome;
   httpStatus?: number | null;
   durationMs?: number | null;
   error?: string | null;

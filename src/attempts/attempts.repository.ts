@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
-import { Attempt, AttemptEnd, AttemptOutcomeRecord, MAX_ATTEMPT_ERROR_LENGTH } from './attempt';
+import { SqlRunner, type Tx } from '../database';
+import type { AttemptOutcome } from '../run-vocabulary';
+import { Attempt, AttemptEnd, MAX_ATTEMPT_ERROR_LENGTH } from './attempt';
 import { END_ATTEMPTS, LIST_ATTEMPTS, MARK_ATTEMPT_STALE } from './attempts.sql';
 
 interface AttemptRow {
@@ -11,7 +11,7 @@ interface AttemptRow {
   fencing_token: string;
   started_at: Date;
   ended_at: Date | null;
-  outcome: AttemptOutcomeRecord | null;
+  outcome: AttemptOutcome | null;
   http_status: number | null;
   duration_ms: number | null;
   error: string | null;
@@ -25,36 +25,44 @@ export interface FencedAttemptEnd extends AttemptEnd {
 
 @Injectable()
 export class AttemptsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly sql: SqlRunner) {}
 
   /** One statement for all the attempts a batch of transitions ended (see END_ATTEMPTS). */
-  async endMany(em: EntityManager, ends: FencedAttemptEnd[]): Promise<void> {
+  async endMany(tx: Tx, ends: FencedAttemptEnd[]): Promise<void> {
     if (ends.length === 0) return;
-    await em.query(END_ATTEMPTS, [
-      ends.map((e) => e.runId),
-      ends.map((e) => e.fencingToken),
-      ends.map((e) => e.outcome),
-      ends.map((e) => e.httpStatus ?? null),
-      ends.map((e) =>
-        e.durationMs === undefined || e.durationMs === null ? null : Math.round(e.durationMs),
-      ),
-      ends.map((e) => bounded(e.error)),
-    ]);
+    await this.sql.affected(
+      END_ATTEMPTS,
+      [
+        ends.map((e) => e.runId),
+        ends.map((e) => e.fencingToken),
+        ends.map((e) => e.outcome),
+        ends.map((e) => e.httpStatus ?? null),
+        ends.map((e) =>
+          e.durationMs === undefined || e.durationMs === null ? null : Math.round(e.durationMs),
+        ),
+        ends.map((e) => bounded(e.error)),
+      ],
+      tx,
+    );
   }
 
   async markStale(
-    em: EntityManager,
+    tx: Tx,
     tenantId: string,
     runId: string,
     fencingToken: number,
     httpStatus: number | null,
     error: string,
   ): Promise<void> {
-    await em.query(MARK_ATTEMPT_STALE, [tenantId, runId, fencingToken, httpStatus, bounded(error)]);
+    await this.sql.affected(
+      MARK_ATTEMPT_STALE,
+      [tenantId, runId, fencingToken, httpStatus, bounded(error)],
+      tx,
+    );
   }
 
   async list(tenantId: string, runId: string): Promise<Attempt[]> {
-    const rows: AttemptRow[] = await this.dataSource.query(LIST_ATTEMPTS, [tenantId, runId]);
+    const rows = await this.sql.rows<AttemptRow>(LIST_ATTEMPTS, [tenantId, runId]);
     return rows.map((row) => ({
       runId: row.run_id,
       attemptNo: row.attempt_no,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import type { Tx } from '../database';
 import type { Attempt } from './attempt';
 import { AttemptsRepository, FencedAttemptEnd } from './attempts.repository';
 
@@ -11,20 +11,20 @@ import { AttemptsRepository, FencedAttemptEnd } from './attempts.repository';
 export class AttemptsService {
   constructor(private readonly attempts: AttemptsRepository) {}
 
-  end(em: EntityManager, ends: FencedAttemptEnd[]): Promise<void> {
-    return this.attempts.endMany(em, ends);
+  end(tx: Tx, ends: FencedAttemptEnd[]): Promise<void> {
+    return this.attempts.endMany(tx, ends);
   }
 
   /** A completion the fence rejected, noted on the attempt it came from. */
   noteStale(
-    em: EntityManager,
+    tx: Tx,
     tenantId: string,
     runId: string,
     fencingToken: number,
     report: { httpStatus?: number | null; detail: string },
   ): Promise<void> {
     return this.attempts.markStale(
-      em,
+      tx,
       tenantId,
       runId,
       fencingToken,

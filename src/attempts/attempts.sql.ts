@@ -1,17 +1,8 @@
 /**
- * The attempts audit trail. Rows are appended by the claim (in the claim's transaction) and
- * ended once; an attempt is identified by (run_id, fencing_token) as well as by attempt_no,
+ * The attempts audit trail. Rows are appended by the claim statement itself (admission's
+ * CLAIM_RUNS: no attempt exists that its claim did not commit) and ended once here; an attempt is identified by (run_id, fencing_token) as well as by attempt_no,
  * because every claim raises the token and appends exactly one attempt.
  */
-
-/**
- * Appended by the claim statement itself (see the occurrences' CLAIM_RUNS), so no attempt exists
- * that its claim did not commit: one attempt per row of `claimed`, a CTE with the claimed runs'
- * id, attempt_count, tenant_id and fencing_token; `workerId` is a SQL expression.
- */
-export const insertAttemptsOf = (claimed: string, workerId: string) => `
-  INSERT INTO attempts (run_id, attempt_no, tenant_id, worker_id, fencing_token)
-  SELECT c.id, c.attempt_count, c.tenant_id, ${workerId}, c.fencing_token FROM ${claimed} c`;
 
 /**
  * Ends the attempts of the given fences, each once: `outcome IS NULL` keeps a late writer from

@@ -1,5 +1,5 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
-import { AppConfig } from './app-config';
+import type { AppConfig } from './app-config';
 
 /** Injection token for the validated AppConfig. */
 export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -1,7 +1,5 @@
 import { DataSource } from 'typeorm';
-import { getConstructionPlans } from 'pg-boss';
-import { dataSourceOptions } from './data-source-options';
-import { PGBOSS_SCHEMA } from '../queue/queue.constants';
+import { dataSourceOptions, type SchemaDefinition } from './data-source-options';
 
 /**
  * Arbitrary but fixed: every replica takes this session-level advisory lock before touching the
@@ -9,18 +7,29 @@ import { PGBOSS_SCHEMA } from '../queue/queue.constants';
  */
 const MIGRATION_LOCK_KEY = 7_324_610_001;
 
+/** A schema another library owns (pg-boss), installed under the same lock when absent. */
+export interface ForeignSchema {
+  name: string;
+  /** A table whose presence means the schema is installed (`schema.table`). */
+  installedWhen: string;
+  construction: () => string;
+}
+
 export interface MigrationResult {
   applied: string[];
-  pgBossInstalled: boolean;
+  installed: string[];
 }
 
 /**
- * Applies our pending TypeORM migrations and installs pg-boss's schema (in its own Postgres
- * schema) when it is absent, all under one advisory lock. Later pg-boss upgrades are migrated by
- * pg-boss itself at start, under its own lock.
+ * Applies our pending TypeORM migrations and installs the foreign schemas that are absent, all
+ * under one advisory lock. Later upgrades of a foreign schema are its library's own business.
  */
-export async function runMigrations(url: string): Promise<MigrationResult> {
-  const dataSource = new DataSource(dataSourceOptions(url, 2));
+export async function runMigrations(
+  url: string,
+  schema: SchemaDefinition,
+  foreign: readonly ForeignSchema[] = [],
+): Promise<MigrationResult> {
+  const dataSource = new DataSource(dataSourceOptions(url, schema, 2));
   await dataSource.initialize();
   const lockRunner = dataSource.createQueryRunner();
   try {
@@ -28,12 +37,18 @@ export async function runMigrations(url: string): Promise<MigrationResult> {
     await lockRunner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {
       const applied = await dataSource.runMigrations({ transaction: 'each' });
-      const [{ installed }] = await lockRunner.query(
-        `SELECT to_regclass($1) IS NOT NULL AS installed`,
-        [`${PGBOSS_SCHEMA}.version`],
-      );
-      if (!installed) await lockRunner.query(getConstructionPlans(PGBOSS_SCHEMA));
-      return { applied: applied.map((m) => m.name), pgBossInstalled: !installed };
+      const installed: string[] = [];
+      for (const other of foreign) {
+        const [{ present }] = await lockRunner.query(
+          `SELECT to_regclass($1) IS NOT NULL AS present`,
+          [other.installedWhen],
+        );
+        if (!present) {
+          await lockRunner.query(other.construction());
+          installed.push(other.name);
+        }
+      }
+      return { applied: applied.map((m) => m.name), installed };
     } finally {
       await lockRunner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
     }

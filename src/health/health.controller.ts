@@ -6,7 +6,7 @@ import {
   HealthCheckService,
   TypeOrmHealthIndicator,
 } from '@nestjs/terminus';
-import { Public } from '../common/auth/public.decorator';
+import { Public } from '../common';
 import { QueueHealthIndicator } from './queue.health';
 
 @ApiTags('health')

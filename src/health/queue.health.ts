@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
-import { PgBossService } from '../queue/pg-boss.service';
+import { PgBossService } from '../queue';
 
 /** pg-boss is ready when it is started and its schema answers a query. */
 @Injectable()

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Params } from 'nestjs-pino';
-import type { LogLevel } from '../config/app-config';
+import type { LogLevel } from '../config';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 

@@ -1,7 +1,7 @@
 import { Controller, Get, Header, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Public } from '../common/auth/public.decorator';
+import { Public } from '../common';
 import { MetricsService } from './metrics.service';
 
 @ApiExcludeController()

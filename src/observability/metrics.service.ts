@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
  * One Prometheus registry per application instance (not prom-client's global one), so several
- * app instances in one process, as in tests, never collide. Modules register their own metrics
- * here through the typed helpers.
+ * app instances in one process, as in tests, never collide. The process and HTTP series live
+ * here; the engine's are DuelineMetrics, fed by lifecycle events.
  */
 @Injectable()
 export class MetricsService {
@@ -27,23 +27,6 @@ export class MetricsService {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'dueline_' });
-  }
-
-  counter<L extends string>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> {
-    return new Counter({ name, help, labelNames, registers: [this.registry] });
-  }
-
-  gauge<L extends string>(name: string, help: string, labelNames: readonly L[] = []): Gauge<L> {
-    return new Gauge({ name, help, labelNames, registers: [this.registry] });
-  }
-
-  histogram<L extends string>(
-    name: string,
-    help: string,
-    buckets: number[],
-    labelNames: readonly L[] = [],
-  ): Histogram<L> {
-    return new Histogram({ name, help, labelNames, buckets, registers: [this.registry] });
   }
 
   render(): Promise<string> {

@@ -8,6 +8,7 @@ import {
   PrimaryGeneratedColumn,
   Unique,
 } from 'typeorm';
+import { RUN_REASON_CODES } from '../run-vocabulary';
 import { ScheduleEntity } from '../schedules/schedule.entity';
 import { TenantEntity } from '../tenants/tenant.entity';
 
@@ -19,6 +20,10 @@ import { TenantEntity } from '../tenants/tenant.entity';
 @Check(
   'occurrences_state_check',
   `state IN ('QUEUED', 'RUNNING', 'RETRY_WAIT', 'SUCCEEDED', 'FAILED', 'SKIPPED', 'CANCELLED', 'UNKNOWN')`,
+)
+@Check(
+  'occurrences_reason_check',
+  `reason IS NULL OR reason IN (${RUN_REASON_CODES.map((code) => `'${code}'`).join(', ')})`,
 )
 @Unique('occurrences_identity_key', ['scheduleId', 'revision', 'scheduledAt'])
 @Index('occurrences_history_idx', ['scheduleId', 'scheduledAt', 'id'])
@@ -61,8 +66,12 @@ export class OccurrenceEntity {
   @Column({ type: 'text' })
   state: string;
 
+  /** A code of RUN_REASONS (machine-readable "why"); the free text is reason_detail. */
   @Column({ type: 'text', nullable: true })
   reason: string | null;
+
+  @Column({ name: 'reason_detail', type: 'text', nullable: true })
+  reasonDetail: string | null;
 
   /** 'schedule' (the poller), 'manual' (POST /schedules/{id}/trigger). */
   @Column({ type: 'text', default: 'schedule' })

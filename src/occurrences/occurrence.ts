@@ -1,22 +1,6 @@
-export const RUN_STATES = [
-  'QUEUED',
-  'RUNNING',
-  'RETRY_WAIT',
-  'SUCCEEDED',
-  'FAILED',
-  'SKIPPED',
-  'CANCELLED',
-  'UNKNOWN',
-] as const;
-export type RunState = (typeof RUN_STATES)[number];
+import type { RunReason } from '../run-vocabulary';
 
-/** States a run can still leave; the rest are final. */
-export const ACTIVE_RUN_STATES: readonly RunState[] = ['QUEUED', 'RUNNING', 'RETRY_WAIT'];
-
-/** Why a run was SKIPPED (or is waiting): "why didn't it run?" is a query, not an investigation. */
-export type SkipReason = 'overlap' | 'missed' | 'coalesced' | 'waiting_for_previous';
-
-/** A run as the poller creates it. */
+/** A run as the poller (or a manual trigger) creates it. */
 export interface NewOccurrence {
   tenantId: string;
   scheduleId: string;
@@ -24,11 +8,24 @@ export interface NewOccurrence {
   scheduledAt: Date;
   scheduledLocal: string;
   state: 'QUEUED' | 'SKIPPED';
-  reason: string | null;
-  trigger: 'schedule' | 'manual';
+  reason: RunReason | null;
+  trigger: RunTrigger;
   maxAttempts: number;
   retryDeadlineSeconds: number;
   coalescedCount?: number;
   coalescedFirst?: Date | null;
   coalescedLast?: Date | null;
+}
+
+export const RUN_TRIGGERS = ['schedule', 'manual'] as const;
+/** What created a run: the poller at its instant, or POST /schedules/{id}/trigger. */
+export type RunTrigger = (typeof RUN_TRIGGERS)[number];
+
+/** An occurrence the ledger insert created (a conflict is another poller's win: no row). */
+export interface InsertedOccurrence {
+  id: string;
+  tenantId: string;
+  scheduleId: string;
+  state: NewOccurrence['state'];
+  scheduledAt: Date;
 }

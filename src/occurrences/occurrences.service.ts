@@ -1,15 +1,17 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AttemptsService } from '../attempts/attempts.service';
-import { ConflictError, NotFoundError } from '../common/problem/domain-errors';
-import { toLocalIso } from '../schedules/recurrence';
-import type { RunState } from './occurrence';
-import { OccurrenceLedger } from './occurrence-ledger';
+import { AttemptsService } from '../attempts';
+import { ConflictError, NotFoundError, pageSize } from '../common';
+import type { Tx } from '../database';
+import { OverlapService } from '../overlap';
+import type { RunState } from '../run-vocabulary';
+import type { InsertedOccurrence, NewOccurrence } from './occurrence';
 import { OccurrencesRepository } from './occurrences.repository';
 import type { CancelResult, Run, RunPage, RunWithAttempts } from './run';
 
-export const RUN_PAGE_LIMITS = { defaultSize: 50, maxSize: 100 } as const;
-
-/** Run history, manual triggers and cancellation. Execution lives in RunExecutionService. */
+/**
+ * The run ledger: creating occurrences (once each), their history, and cancellation. Claims and
+ * fenced transitions are the admission and execution modules'.
+ */
 @Injectable()
 export class OccurrencesService {
   private readonly logger = new Logger(OccurrencesService.name);
@@ -17,13 +19,27 @@ export class OccurrencesService {
   constructor(
     private readonly runs: OccurrencesRepository,
     private readonly attempts: AttemptsService,
-    private readonly ledger: OccurrenceLedger,
+    private readonly overlap: OverlapService,
   ) {}
+
+  /**
+   * Creates what is new in the caller's transaction (a conflict is another poller's win and
+   * returns no row). The caller publishes the jobs of the runs that are ready, in the same
+   * transaction: a committed QUEUED run always has its job.
+   */
+  insert(tx: Tx, occurrences: readonly NewOccurrence[]): Promise<InsertedOccurrence[]> {
+    return this.runs.insert(tx, occurrences);
+  }
 
   async get(tenantId: string, runId: string): Promise<RunWithAttempts> {
     const run = await this.runs.findById(tenantId, runId);
     if (!run) throw new NotFoundError('run', runId);
     return { ...run, attempts: await this.attempts.list(tenantId, runId) };
+  }
+
+  /** The run as it is now, inside the caller's transaction when one is given. */
+  find(tenantId: string, runId: string, tx?: Tx): Promise<Run | null> {
+    return this.runs.findById(tenantId, runId, tx);
   }
 
   /** A schedule's runs by (scheduledAt, id); another tenant's schedule is not found. */
@@ -35,7 +51,7 @@ export class OccurrencesService {
     if (!(await this.runs.scheduleExists(tenantId, scheduleId))) {
       throw new NotFoundError('schedule', scheduleId);
     }
-    const limit = Math.min(options.limit ?? RUN_PAGE_LIMITS.defaultSize, RUN_PAGE_LIMITS.maxSize);
+    const limit = pageSize(options.limit);
     const rows = await this.runs.listForSchedule(tenantId, scheduleId, {
       state: options.state ?? null,
       limit: limit + 1,
@@ -49,59 +65,15 @@ export class OccurrencesService {
   }
 
   /**
-   * One manual occurrence at the database's now(), recorded and published in one transaction
-   * under the schedule's current revision. Two triggers within one millisecond would share an
-   * identity, so the later one simply tries again at a later instant.
-   */
-  async trigger(tenantId: string, scheduleId: string): Promise<Run> {
-    for (let round = 0; round < 3; round++) {
-      const run = await this.runs.transaction(async (em) => {
-        const schedule = await this.runs.lockScheduleForTrigger(em, tenantId, scheduleId);
-        if (!schedule) throw new NotFoundError('schedule', scheduleId);
-        if (schedule.status === 'cancelled') {
-          throw new ConflictError(`schedule ${scheduleId} is cancelled; it can no longer run`, {
-            currentStatus: schedule.status,
-          });
-        }
-        const [inserted] = await this.ledger.insert(em, [
-          {
-            tenantId,
-            scheduleId,
-            revision: schedule.revision,
-            scheduledAt: schedule.dbNow,
-            scheduledLocal: toLocalIso(schedule.dbNow, schedule.timezone ?? 'UTC'),
-            state: 'QUEUED',
-            reason: null,
-            trigger: 'manual',
-            maxAttempts: schedule.maxAttempts,
-            retryDeadlineSeconds: schedule.retryDeadlineSeconds,
-          },
-        ]);
-        if (!inserted) return null;
-        await this.ledger.publish(em, [{ runId: inserted.id, tenantId }]);
-        return this.runs.findById(tenantId, inserted.id, em);
-      });
-      if (run) {
-        this.logger.log({ tenantId, scheduleId, runId: run.id }, 'manual run triggered');
-        return run;
-      }
-    }
-    throw new ConflictError(
-      'another manual run of this schedule was triggered at the same instant; try again',
-    );
-  }
-
-  /**
    * A waiting run ends CANCELLED at once; a RUNNING one is marked cancel-requested and its
    * holder stops at its next heartbeat. A final run cannot be cancelled (409).
    */
   async cancel(tenantId: string, runId: string): Promise<CancelResult> {
-    const stateAfter = await this.runs.transaction(async (em) => {
-      const cancelled = await this.runs.cancel(em, tenantId, runId);
-      // A run that ends while waiting frees a buffer_one schedule as a finished one does.
-      if (cancelled?.state === 'CANCELLED' && cancelled.overlapPolicy === 'buffer_one') {
-        const waiting = await this.runs.nextWaitingRun(em, cancelled.scheduleId);
-        if (waiting && waiting.runId !== runId) await this.ledger.publish(em, [waiting]);
+    const stateAfter = await this.runs.transaction(async (tx) => {
+      const cancelled = await this.runs.cancel(tx, tenantId, runId);
+      // A run that ends while waiting frees its schedule's turn as a finished one does.
+      if (cancelled?.state === 'CANCELLED') {
+        await this.overlap.runEnded(tx, { ...cancelled, endedWhileWaiting: false }, runId);
       }
       return cancelled?.state ?? null;
     });

@@ -1,12 +1,8 @@
-import type { NewOccurrence } from '../occurrences/occurrence';
-import {
-  nextOccurrence,
-  Occurrence,
-  occurrencesBetween,
-  toLocalIso,
-} from '../schedules/recurrence';
-import type { Schedule, ScheduleStatus } from '../schedules/schedule';
-import { recurrenceSpec } from '../schedules/schedule-definition';
+import type { NewOccurrence } from '../occurrences';
+import { planNewRun, type ActiveRuns } from '../overlap';
+import { nextOccurrence, Occurrence, occurrencesBetween, toLocalIso } from '../recurrence';
+import type { SkipReason } from '../run-vocabulary';
+import { recurrenceSpec, type Schedule, type ScheduleStatus } from '../schedules';
 
 /** How many instants one due entry may expand to before older ones are only counted. */
 export const MAX_INSTANTS_PER_ENTRY = 1000;
@@ -14,13 +10,6 @@ export const MAX_INSTANTS_PER_ENTRY = 1000;
 export const MAX_SKIPPED_ROWS = 100;
 /** Under `skip`, a latest instant older than this is missed too, not run late. */
 export const SKIP_GRACE_MS = 30_000;
-
-export interface ActiveRuns {
-  /** The schedule has a QUEUED (not waiting), RUNNING or RETRY_WAIT run. */
-  active: boolean;
-  /** Runs waiting for the active one to end (`buffer_one`). */
-  waiting: number;
-}
 
 export interface PlannedOccurrence extends NewOccurrence {
   /** Publish a queue job now (false for SKIPPED and for runs waiting for a previous one). */
@@ -52,7 +41,7 @@ export function planDispatch(
     coalesced?: Occurrence[];
     coalescedExtra?: number;
   }> = [];
-  const skipped: Array<{ occurrence: Occurrence; reason: string }> = [];
+  const skipped: Array<{ occurrence: Occurrence; reason: SkipReason }> = [];
   const { list, olderUncounted } = instants;
   const latest = list[list.length - 1];
   const missed = list.slice(0, -1);
@@ -95,17 +84,19 @@ export function planDispatch(
       run.coalescedFirst = coalesced[0].at;
       run.coalescedLast = coalesced[coalesced.length - 1].at;
     }
-    if (schedule.overlapPolicy !== 'allow' && active) {
-      // Catch-up runs queue behind each other (never a storm); otherwise the overlap policy.
-      if (catchUp || (schedule.overlapPolicy === 'buffer_one' && waiting === 0)) {
+    switch (planNewRun(schedule.overlapPolicy, { active, waiting }, catchUp)) {
+      case 'queue':
+        break;
+      case 'wait':
         run.reason = 'waiting_for_previous';
         run.publish = false;
         waiting++;
-      } else {
+        break;
+      case 'skip':
         run.state = 'SKIPPED';
         run.reason = 'overlap';
         run.publish = false;
-      }
+        break;
     }
     active = true;
     planned.push(run);
@@ -148,7 +139,7 @@ function row(
   schedule: Schedule,
   occurrence: Occurrence,
   state: 'QUEUED' | 'SKIPPED',
-  reason: string | null,
+  reason: SkipReason | null,
   publish: boolean,
 ): PlannedOccurrence {
   return {

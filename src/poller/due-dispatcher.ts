@@ -1,17 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { ClaimedDueEntry, DueEntry, DueIndexService } from '../due-index/due-index.service';
-import { OccurrenceLedger } from '../occurrences/occurrence-ledger';
-import { DispatchableSchedules } from '../schedules/dispatchable-schedules';
-import type { ScheduleStatus } from '../schedules/schedule';
+import { Transactions } from '../database';
+import { DueIndexRepository, type ClaimedDueEntry, type DueEntry } from '../due-index';
+import { OccurrencesService } from '../occurrences';
+import { OverlapService } from '../overlap';
+import { RunJobsRepository } from '../queue';
+import type { RunReason } from '../run-vocabulary';
+import { SchedulesService, type ScheduleAdvance } from '../schedules';
+import { DatabaseClockRepository } from './database-clock.repository';
 import { planDispatch, PlannedOccurrence } from './dispatch-plan';
 
 export interface DispatchResult {
   /** Due entries this batch took (dispatched or dropped); a full batch means "drain again". */
   entries: number;
   dropped: number;
-  created: Array<{ state: string; reason: string | null; scheduledAt: Date }>;
+  created: Array<{ state: string; reason: RunReason | null; scheduledAt: Date }>;
   published: number;
   /**
    * The instant due-ness was decided at: the database clock of the transaction, or the later
@@ -47,10 +49,13 @@ export interface DispatchOptions {
 @Injectable()
 export class DueDispatcher {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly dueIndex: DueIndexService,
-    private readonly schedules: DispatchableSchedules,
-    private readonly ledger: OccurrenceLedger,
+    private readonly transactions: Transactions,
+    private readonly clock: DatabaseClockRepository,
+    private readonly dueIndex: DueIndexRepository,
+    private readonly schedules: SchedulesService,
+    private readonly overlap: OverlapService,
+    private readonly occurrences: OccurrencesService,
+    private readonly jobs: RunJobsRepository,
   ) {}
 
   async dispatch(
@@ -58,10 +63,10 @@ export class DueDispatcher {
     batchSize: number,
     options: DispatchOptions = {},
   ): Promise<DispatchResult> {
-    return this.dataSource.transaction(async (em) => {
-      const [{ now: dbNow }] = await em.query('SELECT now() AS now');
+    return this.transactions.run(async (tx) => {
+      const dbNow = await this.clock.transactionNow(tx);
       const { entries, horizon } = await this.dueIndex.claimDue(
-        em,
+        tx,
         shards,
         batchSize,
         options.lookaheadMs ?? 0,
@@ -79,16 +84,11 @@ export class DueDispatcher {
       };
       if (entries.length === 0) return result;
       const ids = [...new Set(entries.map((e) => e.scheduleId))];
-      const schedules = await this.schedules.lock(em, ids);
-      const active = await this.ledger.activeRuns(em, ids);
+      const schedules = await this.schedules.lockForDispatch(tx, ids);
+      const active = await this.overlap.activeRuns(tx, ids);
       const planned: PlannedOccurrence[] = [];
       const taken: ClaimedDueEntry[] = [];
-      const advanced: Array<{
-        id: string;
-        revision: number;
-        nextDueAt: Date | null;
-        status: ScheduleStatus;
-      }> = [];
+      const advanced: ScheduleAdvance[] = [];
       const nextEntries: DueEntry[] = [];
       for (const entry of entries) {
         const schedule = schedules.get(entry.scheduleId);
@@ -124,20 +124,20 @@ export class DueDispatcher {
         }
       }
       // A handful of set-based statements per batch, whatever its size.
-      await this.dueIndex.drop(em, taken);
-      await this.schedules.advance(em, advanced);
-      await this.dueIndex.add(em, nextEntries);
-      const inserted = await this.ledger.insert(em, planned);
+      await this.dueIndex.drop(tx, taken);
+      await this.schedules.advanceAfterDispatch(tx, advanced);
+      await this.dueIndex.add(tx, nextEntries);
+      const inserted = await this.occurrences.insert(tx, planned);
       const toPublish = new Set(
         planned.filter((o) => o.publish).map((o) => `${o.scheduleId}@${o.scheduledAt.getTime()}`),
       );
       const jobs = inserted
         .filter((row) => toPublish.has(`${row.scheduleId}@${row.scheduledAt.getTime()}`))
         .map((row) => ({ runId: row.id, tenantId: row.tenantId }));
-      await this.ledger.publish(em, jobs);
+      await this.jobs.publish(tx, jobs);
       if (horizon && horizon.at > dbNow) {
         options.onWaiting?.({ instant: horizon.exact, full: entries.length >= batchSize });
-        await this.dueIndex.waitUntil(em, horizon.exact);
+        await this.dueIndex.waitUntil(tx, horizon.exact);
       }
       await options.beforeCommit?.();
       const byKey = new Map(planned.map((o) => [`${o.scheduleId}@${o.scheduledAt.getTime()}`, o]));
@@ -153,12 +153,11 @@ export class DueDispatcher {
 
   /** The earliest due instant in the given shards (for the wake-up timer). */
   nextDue(shards: readonly number[]): Promise<Date | null> {
-    return this.dueIndex.nextDueIn(this.dataSource.manager, shards);
+    return this.dueIndex.nextDueIn(shards);
   }
 
   /** The database clock, for skew measurement. */
-  async databaseNow(): Promise<Date> {
-    const [{ now }] = await this.dataSource.query('SELECT clock_timestamp() AS now');
-    return now;
+  databaseNow(): Promise<Date> {
+    return this.clock.now();
   }
 }

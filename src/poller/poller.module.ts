@@ -1,15 +1,20 @@
 import { Module } from '@nestjs/common';
-import { DueIndexModule } from '../due-index/due-index.module';
-import { OccurrencesModule } from '../occurrences/occurrences.module';
-import { SchedulesModule } from '../schedules/schedules.module';
+import { DueIndexModule } from '../due-index';
+import { OccurrencesModule } from '../occurrences';
+import { OverlapModule } from '../overlap';
+import { SchedulesModule } from '../schedules';
+import { DatabaseClockRepository } from './database-clock.repository';
 import { DueDispatcher } from './due-dispatcher';
-import { PollerMetrics } from './poller-metrics';
 import { PollerService } from './poller.service';
 
-/** The poller role: due-time discovery and durable dispatch. */
+/**
+ * The poller role and its engine: holds shards of the due-time index by lease and turns due
+ * entries into occurrences and queue jobs, one transaction per batch (DueDispatcher, planned by
+ * dispatch-plan).
+ */
 @Module({
-  imports: [DueIndexModule, SchedulesModule, OccurrencesModule],
-  providers: [PollerService, DueDispatcher, PollerMetrics],
+  imports: [DueIndexModule, SchedulesModule, OccurrencesModule, OverlapModule],
+  providers: [PollerService, DueDispatcher, DatabaseClockRepository],
   exports: [PollerService, DueDispatcher],
 })
 export class PollerModule {}

@@ -7,15 +7,11 @@ import {
   Logger,
   OnApplicationBootstrap,
 } from '@nestjs/common';
-import type { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
-import { Clock } from '../common/clock/clock';
-import { ShardLeasesService } from '../due-index/shard-leases.service';
-import { errorSummary } from '../observability/error-summary';
-import { MetricsService } from '../observability/metrics.service';
-import { DueDispatcher } from './due-dispatcher';
-import { DueListener } from './due-listener';
-import { PollerMetrics } from './poller-metrics';
+import { Clock, errorSummary } from '../common';
+import { APP_CONFIG, type AppConfig } from '../config';
+import { DueNotificationsRepository, ShardLeasesRepository, type DueListener } from '../due-index';
+import { Lifecycle } from '../observability';
+import { DueDispatcher, type DispatchResult } from './due-dispatcher';
 
 /** The longest the poller sleeps without looking at the index (a floor under NOTIFY). */
 const MAX_IDLE_MS = 1000;
@@ -43,20 +39,20 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly leases: ShardLeasesService,
+    private readonly leases: ShardLeasesRepository,
     private readonly dispatcher: DueDispatcher,
-    private readonly metrics: PollerMetrics,
-    private readonly appMetrics: MetricsService,
+    private readonly lifecycle: Lifecycle,
     private readonly clock: Clock,
+    notifications: DueNotificationsRepository,
   ) {
-    this.listener = new DueListener(config.databaseUrl!, () => this.signal());
+    this.listener = notifications.listen(() => this.signal());
   }
 
   async onApplicationBootstrap(): Promise<void> {
     this.running = true;
     await this.listener.start();
     this.loop = this.run();
-    this.appMetrics.roleActive.set({ role: 'poller' }, 1);
+    this.lifecycle.emit({ kind: 'role.started', role: 'poller' });
     this.logger.log({ pollerId: this.pollerId }, 'poller started');
   }
 
@@ -68,7 +64,7 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
     // Hand the shards over now rather than after the lease runs out.
     await this.leases.releaseAll(this.pollerId, this.owned).catch(() => undefined);
     this.owned = [];
-    this.appMetrics.roleActive.set({ role: 'poller' }, 0);
+    this.lifecycle.emit({ kind: 'role.stopped', role: 'poller' });
     this.logger.log({ pollerId: this.pollerId }, 'poller stopped');
   }
 
@@ -86,7 +82,7 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   private async run(): Promise<void> {
-    const renewEveryMs = (this.config.pollerLeaseSeconds * 1000) / 3;
+    const renewEveryMs = (this.config.poller.leaseSeconds * 1000) / 3;
     let nextLeaseRound = 0;
     while (this.running) {
       let sleepMs: number;
@@ -110,19 +106,20 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
     const round = await this.leases.round(
       this.pollerId,
       this.owned,
-      this.config.pollerLeaseSeconds,
+      this.config.poller.leaseSeconds,
     );
-    if (round.lost.length > 0) {
-      this.metrics.leaseLosses.inc(round.lost.length);
-      this.logger.warn({ pollerId: this.pollerId, lost: round.lost }, 'shard leases lost');
-    }
     this.owned = round.owned;
-    this.metrics.shardsOwned.set(this.owned.length);
+    this.lifecycle.emit({
+      kind: 'shards.held',
+      pollerId: this.pollerId,
+      owned: this.owned.length,
+      lost: round.lost,
+    });
     const before = this.clock.nowMs();
     const dbNow = (await this.dispatcher.databaseNow()).getTime();
     const after = this.clock.nowMs();
     this.skewMs = (before + after) / 2 - dbNow;
-    this.metrics.clockSkew.set(this.skewMs / 1000);
+    this.lifecycle.emit({ kind: 'clock.skew', seconds: this.skewMs / 1000 });
   }
 
   /**
@@ -142,8 +139,8 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
         const prepared = new Promise<{ instant: string; full: boolean }>(
           (resolve) => (startedWaiting = resolve),
         );
-        const dispatching = this.dispatcher.dispatch(this.owned, this.config.pollerBatchSize, {
-          lookaheadMs: this.config.pollerLookaheadMs,
+        const dispatching = this.dispatcher.dispatch(this.owned, this.config.poller.batchSize, {
+          lookaheadMs: this.config.poller.lookaheadMs,
           after,
           onWaiting: (batch) => startedWaiting(batch),
         });
@@ -153,7 +150,7 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
         ]);
         if (outcome.result) {
           this.record(outcome.result);
-          if (outcome.result.entries < this.config.pollerBatchSize) return;
+          if (outcome.result.entries < this.config.poller.batchSize) return;
           continue;
         }
         if (outcome.ahead.full) {
@@ -179,15 +176,13 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
     if (failure !== null) throw failure;
   }
 
-  private record(result: Awaited<ReturnType<DueDispatcher['dispatch']>>): void {
-    if (result.dropped) this.metrics.dropped.inc(result.dropped);
-    for (const run of result.created) {
-      this.metrics.created.inc({ state: run.state });
-      if (run.state === 'SKIPPED') this.metrics.skipped.inc({ reason: run.reason ?? 'unknown' });
-      else if (run.reason === null) {
-        this.metrics.dispatchLag.observe((result.now.getTime() - run.scheduledAt.getTime()) / 1000);
-      }
-    }
+  private record(result: DispatchResult): void {
+    this.lifecycle.emit({
+      kind: 'dispatch.committed',
+      at: result.now,
+      created: result.created,
+      dropped: result.dropped,
+    });
   }
 
   /**
@@ -198,8 +193,11 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
     const now = this.clock.nowMs();
     const next = await this.dispatcher.nextDue(this.owned);
     const dueLocal = next ? next.getTime() + this.skewMs : Infinity;
-    this.metrics.oldestDueAge.set(next && dueLocal < now ? (now - dueLocal) / 1000 : 0);
-    const prepareAt = dueLocal - this.config.pollerLookaheadMs;
+    this.lifecycle.emit({
+      kind: 'due.oldest_age',
+      seconds: next && dueLocal < now ? (now - dueLocal) / 1000 : 0,
+    });
+    const prepareAt = dueLocal - this.config.poller.lookaheadMs;
     // Within reach already but not by the database's clock yet (skew, rounding): look again
     // very soon.
     const untilDue = prepareAt <= now ? 2 : prepareAt - now;

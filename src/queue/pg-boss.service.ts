@@ -1,16 +1,13 @@
 import { once } from 'node:events';
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { PgBoss, type Db } from 'pg-boss';
-import type { EntityManager } from 'typeorm';
-import { APP_CONFIG } from '../config/config.module';
-import type { AppConfig } from '../config/app-config';
+import { PgBoss } from 'pg-boss';
+import { APP_CONFIG, type AppConfig } from '../config';
+import { errorSummary } from '../common';
 import { PGBOSS_SCHEMA, RUNS_QUEUE } from './queue.constants';
-import { errorSummary } from '../observability/error-summary';
 
 /**
  * Owns this process's pg-boss instance: pg-boss on our Postgres is both the outbox and the
- * execution queue. `transactionalDb` lets a pg-boss write join a TypeORM transaction, so an
- * occurrence and its job commit or roll back together.
+ * execution queue. Writes that must join a transaction go through RunJobsRepository.
  */
 @Injectable()
 export class PgBossService implements OnModuleInit, OnApplicationShutdown {
@@ -18,12 +15,12 @@ export class PgBossService implements OnModuleInit, OnApplicationShutdown {
   readonly boss: PgBoss;
   private started = false;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     this.boss = new PgBoss({
       connectionString: config.databaseUrl ?? undefined,
       schema: PGBOSS_SCHEMA,
       application_name: 'dueline-queue',
-      max: 10,
+      max: config.queue.poolSize,
       // pg-boss's own cron is not our engine; our relay repairs runs, so its supervisor is
       // only needed where jobs are executed or relayed.
       schedule: false,
@@ -42,7 +39,11 @@ export class PgBossService implements OnModuleInit, OnApplicationShutdown {
     // Idempotent: every replica declares the queue it may use. Retries belong to our ledger
     // (RETRY_WAIT under the fence); pg-boss's own retry only re-delivers a job a worker died
     // holding, which the claim then accepts or refuses.
-    await this.boss.createQueue(RUNS_QUEUE, { notify: true, retryLimit: 2, retryDelay: 1 });
+    await this.boss.createQueue(RUNS_QUEUE, {
+      notify: true,
+      retryLimit: this.config.queue.jobRetryLimit,
+      retryDelay: 1,
+    });
     this.started = true;
   }
 
@@ -58,14 +59,5 @@ export class PgBossService implements OnModuleInit, OnApplicationShutdown {
 
   isStarted(): boolean {
     return this.started;
-  }
-
-  /** A pg-boss `db` that runs its statements inside the given TypeORM transaction. */
-  transactionalDb(em: EntityManager): Db {
-    return {
-      executeSql: async (text: string, values?: unknown[]) => ({
-        rows: await em.query(text, values as unknown[]),
-      }),
-    };
   }
 }

@@ -1,13 +1,13 @@
 import {
   BeforeApplicationShutdown,
+  Inject,
   Injectable,
   Logger,
   OnApplicationBootstrap,
 } from '@nestjs/common';
-import { PeriodicLoop } from '../common/loop/periodic-loop';
-import { errorSummary } from '../observability/error-summary';
-import { ExecutionSettings } from '../occurrences/execution-settings';
-import { RunExecutionService } from '../occurrences/run-execution.service';
+import { errorSummary, PeriodicLoop } from '../common';
+import { APP_CONFIG, type AppConfig } from '../config';
+import { ExecutionService } from '../execution';
 
 /**
  * Relay duty: reclaims RUNNING runs whose lease expired (their worker died, hung or lost the
@@ -20,13 +20,13 @@ export class LeaseSweeper implements OnApplicationBootstrap, BeforeApplicationSh
   private readonly logger = new Logger(LeaseSweeper.name);
   private readonly loop = new PeriodicLoop(
     () => this.tick(),
-    () => this.settings.sweepIntervalMs,
+    () => this.config.relay.sweepIntervalMs,
     (error) => this.logger.error({ err: errorSummary(error) }, 'lease sweep failed'),
   );
 
   constructor(
-    private readonly execution: RunExecutionService,
-    private readonly settings: ExecutionSettings,
+    private readonly execution: ExecutionService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -40,7 +40,7 @@ export class LeaseSweeper implements OnApplicationBootstrap, BeforeApplicationSh
   private async tick(): Promise<void> {
     for (let round = 0; round < 10 && this.loop.isRunning(); round++) {
       const swept = await this.execution.sweepExpiredLeases();
-      if (swept < this.settings.sweepBatchSize) return;
+      if (swept < this.config.relay.sweepBatchSize) return;
     }
   }
 }

@@ -1,12 +1,14 @@
 import { Module } from '@nestjs/common';
-import { OccurrencesModule } from '../occurrences/occurrences.module';
-import { SchedulesModule } from '../schedules/schedules.module';
+import { ExecutionModule } from '../execution';
+import { SchedulesModule } from '../schedules';
 import { LeaseSweeper } from './lease-sweeper';
+import { OutboxRepository } from './outbox.repository';
 import { RelayService } from './relay.service';
 
+/** The relay role: the outbox repair, the lease sweeper, Idempotency-Key pruning. */
 @Module({
-  imports: [OccurrencesModule, SchedulesModule],
-  providers: [RelayService, LeaseSweeper],
+  imports: [ExecutionModule, SchedulesModule],
+  providers: [RelayService, LeaseSweeper, OutboxRepository],
   exports: [RelayService],
 })
 export class RelayModule {}

@@ -1,4 +1,5 @@
-import { FieldError, PayloadTooLargeError, ValidationError } from '../common/problem/domain-errors';
+import type { OverlapPolicy } from '../overlap';
+import { FieldError, PayloadTooLargeError, ValidationError } from '../common';
 import {
   DEFAULT_DST_POLICY,
   DstPolicy,
@@ -8,11 +9,10 @@ import {
   nextOccurrence,
   parseCron,
   RecurrenceSpec,
-} from './recurrence';
+} from '../recurrence';
 import {
   DEFAULT_RETRY_POLICY,
   MissedRunPolicy,
-  OverlapPolicy,
   RetryPolicy,
   ScheduleDefinition,
   Timing,

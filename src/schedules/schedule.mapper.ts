@@ -1,11 +1,6 @@
-import type { DstPolicy } from './recurrence';
-import type {
-  MissedRunPolicy,
-  OverlapPolicy,
-  Schedule,
-  ScheduleDefinition,
-  ScheduleStatus,
-} from './schedule';
+import type { OverlapPolicy } from '../overlap';
+import type { DstPolicy } from '../recurrence';
+import type { MissedRunPolicy, Schedule, ScheduleDefinition, ScheduleStatus } from './schedule';
 import { ScheduleEntity } from './schedule.entity';
 
 /** Column values for a definition (the part of a row a tenant controls). */

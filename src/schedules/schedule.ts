@@ -1,11 +1,10 @@
-import type { DstPolicy } from './recurrence';
+import type { DstPolicy } from '../recurrence';
+import type { OverlapPolicy } from '../overlap';
 
 export const SCHEDULE_STATUSES = ['active', 'paused', 'cancelled', 'completed'] as const;
 export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
 export const MISSED_RUN_POLICIES = ['latest', 'skip', 'all'] as const;
 export type MissedRunPolicy = (typeof MISSED_RUN_POLICIES)[number];
-export const OVERLAP_POLICIES = ['skip', 'buffer_one', 'allow'] as const;
-export type OverlapPolicy = (typeof OVERLAP_POLICIES)[number];
 
 export interface RetryPolicy {
   maxAttempts: number;

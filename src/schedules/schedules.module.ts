@@ -1,14 +1,17 @@
 import { Module } from '@nestjs/common';
-import { DueIndexModule } from '../due-index/due-index.module';
-import { OccurrencesModule } from '../occurrences/occurrences.module';
-import { TargetsModule } from '../targets/targets.module';
-import { DispatchableSchedules } from './dispatchable-schedules';
+import { DueIndexModule } from '../due-index';
+import { OccurrencesModule } from '../occurrences';
+import { TargetsModule } from '../targets';
 import { SchedulesRepository } from './schedules.repository';
 import { SchedulesService } from './schedules.service';
 
+/**
+ * Schedules (record module): definitions with their revisions, Idempotency-Keys, the due-index
+ * entry written with every change, and manual runs.
+ */
 @Module({
   imports: [DueIndexModule, TargetsModule, OccurrencesModule],
-  providers: [SchedulesRepository, SchedulesService, DispatchableSchedules],
-  exports: [SchedulesService, DispatchableSchedules],
+  providers: [SchedulesRepository, SchedulesService],
+  exports: [SchedulesService],
 })
 export class SchedulesModule {}

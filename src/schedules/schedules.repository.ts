@@ -1,36 +1,19 @@
-import { queryAffected } from '../database/sql';
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
-import { DueIndexService } from '../due-index/due-index.service';
+import { SqlRunner, type Row, type Tx } from '../database';
 import { Schedule, ScheduleDefinition, ScheduleStatus } from './schedule';
 import { definitionColumns, toSchedule } from './schedule.mapper';
 import { ScheduleEntity } from './schedule.entity';
 import {
+  ADVANCE_SCHEDULES,
   CLAIM_IDEMPOTENCY_KEY,
   COUNT_LIVE_SCHEDULES,
   LOCK_SCHEDULE,
+  LOCK_SCHEDULE_FOR_TRIGGER,
+  LOCK_SCHEDULES_FOR_DISPATCH,
   LOCK_TENANT,
   PRUNE_IDEMPOTENCY_KEYS,
   READ_IDEMPOTENCY_KEY,
 } from './schedules.sql';
-
-export type CreateOutcome =
-  | { kind: 'created'; schedule: Schedule }
-  | { kind: 'replayed'; schedule: Schedule }
-  | { kind: 'key_reused' }
-  | { kind: 'quota_exceeded' };
-
-export interface ScheduleChange {
-  definition: ScheduleDefinition;
-  status: ScheduleStatus;
-  nextDueAt: Date | null;
-}
-
-export type UpdateOutcome =
-  | { kind: 'updated'; schedule: Schedule }
-  | { kind: 'not_found' }
-  | { kind: 'stale'; current: number };
 
 export interface ListPage {
   items: Schedule[];
@@ -38,87 +21,126 @@ export interface ListPage {
   nextAfterId: string | null;
 }
 
+/** The schedule a manual trigger runs, read FOR SHARE, with the database clock. */
+export interface TriggerSchedule {
+  id: string;
+  tenantId: string;
+  revision: number;
+  status: ScheduleStatus;
+  timezone: string | null;
+  maxAttempts: number;
+  retryDeadlineSeconds: number;
+  dbNow: Date;
+}
+
+export interface ScheduleAdvance {
+  id: string;
+  revision: number;
+  nextDueAt: Date | null;
+  status: ScheduleStatus;
+}
+
 @Injectable()
 export class SchedulesRepository {
-  constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly dueIndex: DueIndexService,
-  ) {}
+  constructor(private readonly sql: SqlRunner) {}
+
+  /** True when this request claimed the key; false when another request claimed it first. */
+  async claimIdempotencyKey(
+    tx: Tx,
+    key: { tenantId: string; key: string; requestSha256: Buffer; scheduleId: string },
+  ): Promise<boolean> {
+    const rows = await this.sql.rows(
+      CLAIM_IDEMPOTENCY_KEY,
+      [key.tenantId, key.key, key.requestSha256, key.scheduleId],
+      tx,
+    );
+    return rows.length > 0;
+  }
+
+  async readIdempotencyKey(
+    tx: Tx,
+    tenantId: string,
+    key: string,
+  ): Promise<{ requestSha256: Buffer; scheduleId: string } | null> {
+    const [row] = await this.sql.rows(READ_IDEMPOTENCY_KEY, [tenantId, key], tx);
+    if (!row) return null;
+    return {
+      requestSha256: Buffer.from(row.request_sha256 as Buffer),
+      scheduleId: row.schedule_id as string,
+    };
+  }
+
+  /** Locks the tenant against other creates (see LOCK_TENANT) and counts its live schedules. */
+  async lockTenantAndCountLive(tx: Tx, tenantId: string): Promise<number> {
+    await this.sql.rows(LOCK_TENANT, [tenantId], tx);
+    const [{ n }] = await this.sql.rows<{ n: number }>(COUNT_LIVE_SCHEDULES, [tenantId], tx);
+    return n;
+  }
+
+  async insert(
+    tx: Tx,
+    schedule: {
+      id: string;
+      tenantId: string;
+      definition: ScheduleDefinition;
+      nextDueAt: Date | null;
+    },
+  ): Promise<void> {
+    const repository = this.sql.manager(tx).getRepository(ScheduleEntity);
+    await repository.insert(
+      repository.create({
+        ...definitionColumns(schedule.definition),
+        id: schedule.id,
+        tenantId: schedule.tenantId,
+        revision: 1,
+        status: 'active',
+        nextDueAt: schedule.nextDueAt,
+      }),
+    );
+  }
+
+  /** Reads a schedule for an edit and holds it FOR UPDATE until the edit commits. */
+  async lockForEdit(tx: Tx, tenantId: string, id: string): Promise<Schedule | null> {
+    const locked = await this.sql.rows(LOCK_SCHEDULE, [tenantId, id], tx);
+    return locked.length === 0 ? null : this.findById(tenantId, id, tx);
+  }
 
   /**
-   * Creates the schedule and its due-index entry in one transaction, guarded by the tenant's
-   * Idempotency-Key and its active-schedule quota. Nothing is written unless all of it is.
+   * Writes an edit as the next revision, only over the revision that was read (the row is
+   * locked, so this holds; the condition says it anyway).
    */
-  async create(input: {
-    id: string;
-    tenantId: string;
-    idempotencyKey: string;
-    requestSha256: Buffer;
-    definition: ScheduleDefinition;
-    nextDueAt: Date | null;
-    maxActiveSchedules: number;
-    /** Runs first inside the transaction (e.g. locking the target so it cannot be deleted). */
-    guard: (em: EntityManager) => Promise<void>;
-  }): Promise<CreateOutcome> {
-    return this.dataSource
-      .transaction(async (em): Promise<CreateOutcome> => {
-        const claimed = await em.query(CLAIM_IDEMPOTENCY_KEY, [
-          input.tenantId,
-          input.idempotencyKey,
-          input.requestSha256,
-          input.id,
-        ]);
-        if (claimed.length === 0) {
-          const [existing] = await em.query(READ_IDEMPOTENCY_KEY, [
-            input.tenantId,
-            input.idempotencyKey,
-          ]);
-          if (!Buffer.from(existing.request_sha256).equals(input.requestSha256))
-            return { kind: 'key_reused' };
-          const schedule = await this.findInManager(em, input.tenantId, existing.schedule_id);
-          return schedule ? { kind: 'replayed', schedule } : { kind: 'key_reused' };
-        }
-        await input.guard(em);
-        await em.query(LOCK_TENANT, [input.tenantId]);
-        const [{ n }] = await em.query(COUNT_LIVE_SCHEDULES, [input.tenantId]);
-        if (n >= input.maxActiveSchedules) {
-          // Roll back the key too, so the client may retry the same request once it has room.
-          throw new QuotaRollback();
-        }
-        const row = em.getRepository(ScheduleEntity).create({
-          ...definitionColumns(input.definition),
-          id: input.id,
-          tenantId: input.tenantId,
-          revision: 1,
-          status: 'active',
-          nextDueAt: input.nextDueAt,
-        });
-        await em.getRepository(ScheduleEntity).insert(row);
-        if (input.nextDueAt) {
-          await this.dueIndex.replace(em, {
-            scheduleId: input.id,
-            tenantId: input.tenantId,
-            revision: 1,
-            dueAt: input.nextDueAt,
-          });
-        }
-        return {
-          kind: 'created',
-          schedule: (await this.findInManager(em, input.tenantId, input.id))!,
-        };
-      })
-      .catch((error: unknown) => {
-        if (error instanceof QuotaRollback) return { kind: 'quota_exceeded' } as const;
-        throw error;
-      });
+  async writeRevision(
+    tx: Tx,
+    current: Schedule,
+    next: { definition: ScheduleDefinition; status: ScheduleStatus; nextDueAt: Date | null },
+  ): Promise<number> {
+    const revision = current.revision + 1;
+    await this.sql
+      .manager(tx)
+      .getRepository(ScheduleEntity)
+      .update(
+        { id: current.id, tenantId: current.tenantId, revision: current.revision },
+        {
+          ...definitionColumns(next.definition),
+          status: next.status,
+          nextDueAt: next.nextDueAt,
+          revision,
+          updatedAt: () => 'now()',
+        },
+      );
+    return revision;
   }
 
   async pruneIdempotencyKeys(limit: number): Promise<number> {
-    return queryAffected(this.dataSource, PRUNE_IDEMPOTENCY_KEYS, [limit]);
+    return this.sql.affected(PRUNE_IDEMPOTENCY_KEYS, [limit]);
   }
 
-  async findById(tenantId: string, id: string): Promise<Schedule | null> {
-    return this.findInManager(this.dataSource.manager, tenantId, id);
+  async findById(tenantId: string, id: string, tx?: Tx): Promise<Schedule | null> {
+    const row = await this.sql
+      .manager(tx)
+      .getRepository(ScheduleEntity)
+      .findOneBy({ tenantId, id });
+    return row ? toSchedule(row) : null;
   }
 
   /** Keyset pagination by (created_at, id): stable under concurrent inserts, no OFFSET scans. */
@@ -126,7 +148,8 @@ export class SchedulesRepository {
     tenantId: string,
     options: { status?: ScheduleStatus; limit: number; afterId?: string },
   ): Promise<ListPage> {
-    const query = this.dataSource
+    const query = this.sql
+      .manager()
       .getRepository(ScheduleEntity)
       .createQueryBuilder('s')
       .where('s.tenant_id = :tenantId', { tenantId })
@@ -151,60 +174,49 @@ export class SchedulesRepository {
     };
   }
 
-  /**
-   * Applies an edit only if the caller read the current revision (optimistic concurrency with
-   * the row held FOR UPDATE), bumps the revision and rewrites the due-index entry for the new
-   * revision, all in one transaction. `change` may throw a domain error to refuse the edit.
-   */
-  async update(
-    tenantId: string,
-    id: string,
-    expectedRevision: number | null,
-    change: (current: Schedule) => ScheduleChange,
-    guard: (em: EntityManager) => Promise<void> = async () => undefined,
-  ): Promise<UpdateOutcome> {
-    return this.dataSource.transaction(async (em): Promise<UpdateOutcome> => {
-      await guard(em);
-      const locked = await em.query(LOCK_SCHEDULE, [tenantId, id]);
-      if (locked.length === 0) return { kind: 'not_found' };
-      const current = (await this.findInManager(em, tenantId, id))!;
-      if (expectedRevision !== null && current.revision !== expectedRevision) {
-        return { kind: 'stale', current: current.revision };
-      }
-      const next = change(current);
-      const revision = current.revision + 1;
-      await em.getRepository(ScheduleEntity).update(
-        { id, tenantId, revision: current.revision },
-        {
-          ...definitionColumns(next.definition),
-          status: next.status,
-          nextDueAt: next.nextDueAt,
-          revision,
-          updatedAt: () => 'now()',
-        },
-      );
-      if (next.nextDueAt && next.status === 'active') {
-        await this.dueIndex.replace(em, {
-          scheduleId: id,
-          tenantId,
-          revision,
-          dueAt: next.nextDueAt,
-        });
-      } else {
-        await this.dueIndex.remove(em, id);
-      }
-      return { kind: 'updated', schedule: (await this.findInManager(em, tenantId, id))! };
-    });
+  async lockForTrigger(tx: Tx, tenantId: string, id: string): Promise<TriggerSchedule | null> {
+    const [row] = await this.sql.rows(LOCK_SCHEDULE_FOR_TRIGGER, [tenantId, id], tx);
+    if (!row) return null;
+    return {
+      id: row.id as string,
+      tenantId: row.tenant_id as string,
+      revision: row.revision as number,
+      status: row.status as ScheduleStatus,
+      timezone: row.timezone as string | null,
+      maxAttempts: row.retry_max_attempts as number,
+      retryDeadlineSeconds: row.retry_deadline_seconds as number,
+      dbNow: row.db_now as Date,
+    };
   }
 
-  private async findInManager(
-    em: EntityManager,
-    tenantId: string,
-    id: string,
-  ): Promise<Schedule | null> {
-    const row = await em.getRepository(ScheduleEntity).findOneBy({ tenantId, id });
-    return row ? toSchedule(row) : null;
+  /** Locks and reads the given schedules for dispatch; ones locked by an edit are left out. */
+  async lockForDispatch(tx: Tx, ids: readonly string[]): Promise<Map<string, Schedule>> {
+    if (ids.length === 0) return new Map();
+    const raw = await this.sql.rows(LOCK_SCHEDULES_FOR_DISPATCH, [ids], tx);
+    const columns = this.sql.manager(tx).connection.getMetadata(ScheduleEntity).columns;
+    const schedules = raw.map((row) => toSchedule(fromRaw(columns, row)));
+    return new Map(schedules.map((s) => [s.id, s]));
+  }
+
+  async advance(tx: Tx, changes: readonly ScheduleAdvance[]): Promise<void> {
+    if (changes.length === 0) return;
+    const rows = changes.map((c) => ({
+      id: c.id,
+      revision: c.revision,
+      next_due_at: c.nextDueAt?.toISOString() ?? null,
+      status: c.status,
+    }));
+    await this.sql.affected(ADVANCE_SCHEDULES, [JSON.stringify(rows)], tx);
   }
 }
 
-class QuotaRollback extends Error {}
+function fromRaw(
+  columns: ReadonlyArray<{ propertyName: string; databaseName: string }>,
+  row: Row,
+): ScheduleEntity {
+  const entity = new ScheduleEntity();
+  for (const column of columns) {
+    (entity as unknown as Record<string, unknown>)[column.propertyName] = row[column.databaseName];
+  }
+  return entity;
+}

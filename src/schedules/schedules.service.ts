@@ -1,19 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
-import { Clock } from '../common/clock/clock';
-import { canonicalSha256 } from '../common/canonical-json';
+import { Injectable, Logger } from '@nestjs/common';
 import {
+  canonicalSha256,
+  Clock,
   ConflictError,
   IdempotencyKeyReusedError,
   NotFoundError,
+  pageSize,
   QuotaExceededError,
   StaleRevisionError,
-} from '../common/problem/domain-errors';
-import { OccurrencesService } from '../occurrences/occurrences.service';
-import type { Tenant } from '../tenants/tenant';
-import { TargetsService } from '../targets/targets.service';
-import { DstPolicy, nextOccurrences, Occurrence, toLocalIso } from './recurrence';
+} from '../common';
+import { Transactions, type Tx } from '../database';
+import { DueIndexRepository } from '../due-index';
+import { OccurrencesService, type Run } from '../occurrences';
+import { RunJobsRepository } from '../queue';
+import { DstPolicy, nextOccurrences, Occurrence, toLocalIso } from '../recurrence';
+import { TargetsService } from '../targets';
+import type { Tenant } from '../tenants';
 import { Schedule, ScheduleDefinition, ScheduleStatus } from './schedule';
 import {
   buildDefinition,
@@ -22,7 +25,12 @@ import {
   ScheduleInput,
 } from './schedule-definition';
 import { SCHEDULE_LIMITS } from './schedule-limits';
-import { ListPage, SchedulesRepository } from './schedules.repository';
+import {
+  ListPage,
+  ScheduleAdvance,
+  SchedulesRepository,
+  type TriggerSchedule,
+} from './schedules.repository';
 
 export type ScheduleEdit = Partial<Omit<ScheduleInput, 'name' | 'targetId'>> & {
   name?: string;
@@ -40,13 +48,25 @@ export interface PreviewRequest {
   endAt?: Date | null;
 }
 
+/** The edit a change function decides on. */
+interface ScheduleChange {
+  definition: ScheduleDefinition;
+  status: ScheduleStatus;
+  nextDueAt: Date | null;
+}
+
 @Injectable()
 export class SchedulesService {
+  private readonly logger = new Logger(SchedulesService.name);
+
   constructor(
     private readonly schedules: SchedulesRepository,
+    private readonly transactions: Transactions,
+    private readonly dueIndex: DueIndexRepository,
     private readonly targets: TargetsService,
-    private readonly clock: Clock,
     private readonly occurrences: OccurrencesService,
+    private readonly jobs: RunJobsRepository,
+    private readonly clock: Clock,
   ) {}
 
   /**
@@ -61,27 +81,38 @@ export class SchedulesService {
   ): Promise<{ schedule: Schedule; created: boolean }> {
     const now = this.clock.now();
     const definition = buildDefinition(input, now);
-    const outcome = await this.schedules.create({
-      id: randomUUID(),
-      tenantId: tenant.id,
-      idempotencyKey,
-      requestSha256: canonicalSha256(requestBody),
-      definition,
-      nextDueAt: nextDueAfter(definition, now),
-      maxActiveSchedules: tenant.quotas.maxActiveSchedules,
-      // In the same transaction, so the target cannot be deleted between check and insert.
-      guard: (em) => this.targets.assertUsable(tenant.id, definition.targetId, em),
+    const id = randomUUID();
+    const requestSha256 = canonicalSha256(requestBody);
+    const nextDueAt = nextDueAfter(definition, now);
+    // One transaction: the key, the quota, the schedule and its due entry commit together or
+    // not at all (a refusal rolls the key back too, so the client may retry the same request).
+    return this.transactions.run(async (tx) => {
+      const key = { tenantId: tenant.id, key: idempotencyKey, requestSha256, scheduleId: id };
+      if (!(await this.schedules.claimIdempotencyKey(tx, key))) {
+        const existing = await this.schedules.readIdempotencyKey(tx, tenant.id, idempotencyKey);
+        const replayed =
+          existing && existing.requestSha256.equals(requestSha256)
+            ? await this.schedules.findById(tenant.id, existing.scheduleId, tx)
+            : null;
+        if (!replayed) throw new IdempotencyKeyReusedError();
+        return { schedule: replayed, created: false };
+      }
+      // Locks the target, so it cannot be deleted between this check and the insert's commit.
+      await this.targets.assertUsable(tenant.id, definition.targetId, tx);
+      const live = await this.schedules.lockTenantAndCountLive(tx, tenant.id);
+      const max = tenant.quotas.maxActiveSchedules;
+      if (live >= max) throw new QuotaExceededError('maxActiveSchedules', max);
+      await this.schedules.insert(tx, { id, tenantId: tenant.id, definition, nextDueAt });
+      if (nextDueAt) {
+        await this.dueIndex.replace(tx, {
+          scheduleId: id,
+          tenantId: tenant.id,
+          revision: 1,
+          dueAt: nextDueAt,
+        });
+      }
+      return { schedule: (await this.schedules.findById(tenant.id, id, tx))!, created: true };
     });
-    switch (outcome.kind) {
-      case 'created':
-        return { schedule: outcome.schedule, created: true };
-      case 'replayed':
-        return { schedule: outcome.schedule, created: false };
-      case 'key_reused':
-        throw new IdempotencyKeyReusedError();
-      case 'quota_exceeded':
-        throw new QuotaExceededError('maxActiveSchedules', tenant.quotas.maxActiveSchedules);
-    }
   }
 
   /** Forgets Idempotency-Keys older than 24 hours, at most `limit` per call. */
@@ -97,9 +128,9 @@ export class SchedulesService {
 
   list(
     tenantId: string,
-    options: { status?: ScheduleStatus; limit: number; afterId?: string },
+    options: { status?: ScheduleStatus; limit?: number; afterId?: string },
   ): Promise<ListPage> {
-    return this.schedules.list(tenantId, options);
+    return this.schedules.list(tenantId, { ...options, limit: pageSize(options.limit) });
   }
 
   /**
@@ -114,43 +145,38 @@ export class SchedulesService {
   ): Promise<Schedule> {
     const now = this.clock.now();
     const targetId = edit.targetId;
-    const guard = async (em: EntityManager) => {
-      if (targetId !== undefined) await this.targets.assertUsable(tenantId, targetId, em);
+    // The target is locked before the schedule, in the order a create takes them.
+    const guard = async (tx: Tx) => {
+      if (targetId !== undefined) await this.targets.assertUsable(tenantId, targetId, tx);
     };
-    const outcome = await this.schedules.update(
-      tenantId,
-      id,
-      ifMatch,
-      (current) => {
-        assertEditable(current);
-        const { status: requested, ...changes } = edit;
-        const status = requested ?? current.status;
-        const definitionChanged = Object.keys(changes).length > 0;
-        const definition = definitionChanged
-          ? buildDefinition({ ...toInput(current), ...changes }, now)
-          : current;
-        // Resuming an unchanged schedule picks up where the pause began: the instants missed
-        // while paused come due at once, and the poller applies the missed-run policy to them.
-        const resumed = current.status === 'paused' && status === 'active' && !definitionChanged;
-        const from = resumed ? current.updatedAt : now;
-        return {
-          definition,
-          status,
-          nextDueAt: status === 'active' ? nextDueAfter(definition, from) : null,
-        };
-      },
-      guard,
-    );
-    return this.afterEdit(this.unwrap(outcome, id, ifMatch));
+    const change = async (current: Schedule): Promise<ScheduleChange> => {
+      assertEditable(current);
+      const { status: requested, ...changes } = edit;
+      const status = requested ?? current.status;
+      const definitionChanged = Object.keys(changes).length > 0;
+      const definition = definitionChanged
+        ? buildDefinition({ ...toInput(current), ...changes }, now)
+        : current;
+      // Resuming an unchanged schedule picks up where the pause began: the instants missed
+      // while paused come due at once, and the poller applies the missed-run policy to them.
+      const resumed = current.status === 'paused' && status === 'active' && !definitionChanged;
+      const from = resumed ? current.updatedAt : now;
+      return {
+        definition,
+        status,
+        nextDueAt: status === 'active' ? nextDueAfter(definition, from) : null,
+      };
+    };
+    return this.afterEdit(await this.edit(tenantId, id, ifMatch, change, guard));
   }
 
   /** DELETE: cancels for good; the schedule and its history stay readable. */
   async cancel(tenantId: string, id: string, ifMatch: number | null): Promise<Schedule> {
-    const outcome = await this.schedules.update(tenantId, id, ifMatch, (current) => {
+    const schedule = await this.edit(tenantId, id, ifMatch, async (current) => {
       assertEditable(current);
       return { definition: current, status: 'cancelled', nextDueAt: null };
     });
-    return this.afterEdit(this.unwrap(outcome, id, ifMatch ?? 0));
+    return this.afterEdit(schedule);
   }
 
   /**
@@ -194,19 +220,95 @@ export class SchedulesService {
     return nextOccurrences(spec, now, Math.min(count, SCHEDULE_LIMITS.maxPreviewCount));
   }
 
-  private unwrap(
-    outcome: Awaited<ReturnType<SchedulesRepository['update']>>,
-    id: string,
-    expected: number,
-  ): Schedule {
-    switch (outcome.kind) {
-      case 'updated':
-        return outcome.schedule;
-      case 'not_found':
-        throw new NotFoundError('schedule', id);
-      case 'stale':
-        throw new StaleRevisionError(expected, outcome.current);
+  /**
+   * One manual occurrence at the database's now(), recorded and published in one transaction
+   * under the schedule's current revision. Two triggers within one millisecond would share an
+   * identity, so the later one simply tries again at a later instant.
+   */
+  async trigger(tenantId: string, scheduleId: string): Promise<Run> {
+    for (let round = 0; round < 3; round++) {
+      const run = await this.transactions.run(async (tx) => {
+        const schedule = await this.schedules.lockForTrigger(tx, tenantId, scheduleId);
+        if (!schedule) throw new NotFoundError('schedule', scheduleId);
+        if (schedule.status === 'cancelled') {
+          throw new ConflictError(`schedule ${scheduleId} is cancelled; it can no longer run`, {
+            currentStatus: schedule.status,
+          });
+        }
+        return this.recordManualRun(tx, schedule);
+      });
+      if (run) {
+        this.logger.log({ tenantId, scheduleId, runId: run.id }, 'manual run triggered');
+        return run;
+      }
     }
+    throw new ConflictError(
+      'another manual run of this schedule was triggered at the same instant; try again',
+    );
+  }
+
+  /** The poller's side of dispatch: lock the due schedules (edits are skipped), then advance. */
+  lockForDispatch(tx: Tx, ids: readonly string[]): Promise<Map<string, Schedule>> {
+    return this.schedules.lockForDispatch(tx, ids);
+  }
+
+  advanceAfterDispatch(tx: Tx, changes: readonly ScheduleAdvance[]): Promise<void> {
+    return this.schedules.advance(tx, changes);
+  }
+
+  private async recordManualRun(tx: Tx, schedule: TriggerSchedule): Promise<Run | null> {
+    const [inserted] = await this.occurrences.insert(tx, [
+      {
+        tenantId: schedule.tenantId,
+        scheduleId: schedule.id,
+        revision: schedule.revision,
+        scheduledAt: schedule.dbNow,
+        scheduledLocal: toLocalIso(schedule.dbNow, schedule.timezone ?? 'UTC'),
+        state: 'QUEUED',
+        reason: null,
+        trigger: 'manual',
+        maxAttempts: schedule.maxAttempts,
+        retryDeadlineSeconds: schedule.retryDeadlineSeconds,
+      },
+    ]);
+    if (!inserted) return null;
+    await this.jobs.publish(tx, [{ runId: inserted.id, tenantId: schedule.tenantId }]);
+    return this.occurrences.find(schedule.tenantId, inserted.id, tx);
+  }
+
+  /**
+   * Applies an edit only if the caller read the current revision (optimistic concurrency with
+   * the row held FOR UPDATE), bumps the revision and rewrites the due-index entry for the new
+   * revision, all in one transaction. `change` may throw a domain error to refuse the edit.
+   */
+  private edit(
+    tenantId: string,
+    id: string,
+    expectedRevision: number | null,
+    change: (current: Schedule) => Promise<ScheduleChange>,
+    guard?: (tx: Tx) => Promise<void>,
+  ): Promise<Schedule> {
+    return this.transactions.run(async (tx) => {
+      await guard?.(tx);
+      const current = await this.schedules.lockForEdit(tx, tenantId, id);
+      if (!current) throw new NotFoundError('schedule', id);
+      if (expectedRevision !== null && current.revision !== expectedRevision) {
+        throw new StaleRevisionError(expectedRevision, current.revision);
+      }
+      const next = await change(current);
+      const revision = await this.schedules.writeRevision(tx, current, next);
+      if (next.nextDueAt && next.status === 'active') {
+        await this.dueIndex.replace(tx, {
+          scheduleId: id,
+          tenantId,
+          revision,
+          dueAt: next.nextDueAt,
+        });
+      } else {
+        await this.dueIndex.remove(tx, id);
+      }
+      return (await this.schedules.findById(tenantId, id, tx))!;
+    });
   }
 }
 

@@ -20,6 +20,7 @@ export const READ_IDEMPOTENCY_KEY = `
  */
 export const LOCK_TENANT = `SELECT id FROM tenants WHERE id = $1 FOR NO KEY UPDATE`;
 
+/** Counted under LOCK_TENANT, so concurrent creates cannot both see room for one more. */
 export const COUNT_LIVE_SCHEDULES = `
   SELECT count(*)::int AS n FROM schedules WHERE tenant_id = $1 AND status IN ('active', 'paused')`;
 
@@ -50,3 +51,15 @@ export const PRUNE_IDEMPOTENCY_KEYS = `
      SELECT ctid FROM idempotency_keys
       WHERE created_at < now() - interval '24 hours'
       LIMIT $1)`;
+
+/**
+ * A manual trigger reads the schedule it runs FOR SHARE: an edit that would change the revision
+ * waits until the run is recorded under the revision read here. Its instant is the database's
+ * now(), truncated to the millisecond (API timestamps carry milliseconds).
+ */
+export const LOCK_SCHEDULE_FOR_TRIGGER = `
+  SELECT id, tenant_id, revision, status, timezone, retry_max_attempts, retry_deadline_seconds,
+         date_trunc('milliseconds', now()) AS db_now
+    FROM schedules
+   WHERE tenant_id = $1 AND id = $2
+     FOR SHARE`;

@@ -12,8 +12,6 @@ export const TARGET_LIMITS = {
   defaultTimeoutMs: 10_000,
   minSecretLength: 16,
   maxSecretLength: 256,
-  defaultPageSize: 50,
-  maxPageSize: 100,
 } as const;
 
 export interface Target {
@@ -55,12 +53,4 @@ export interface TargetPage {
   items: Target[];
   /** Null on the last page. */
   nextCursor: string | null;
-}
-
-// Only the canonical spelling: Postgres would accept braces or missing hyphens, but an id
-// that reaches the database in another spelling must not be told apart from a missing one.
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export function isUuid(value: string): boolean {
-  return UUID_RE.test(value);
 }

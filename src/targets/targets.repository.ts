@@ -1,8 +1,6 @@
-import { queryRows } from '../database/sql';
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
-import type { TargetCursor } from './target-cursor';
+import { QueryFailedError } from 'typeorm';
+import { SqlRunner, type Tx } from '../database';
 import { TargetEntity } from './target.entity';
 import type { DispatchTarget, Target, TargetKind, TargetMethod } from './target';
 import {
@@ -34,11 +32,6 @@ export type WriteOutcome = { kind: 'ok'; target: Target } | { kind: 'duplicate_n
 export type DeleteOutcome =
   { kind: 'deleted' } | { kind: 'not_found' } | { kind: 'in_use'; schedules: number };
 
-export interface ListedTarget {
-  target: Target;
-  cursor: TargetCursor;
-}
-
 interface TargetRow {
   id: string;
   tenant_id: string;
@@ -58,11 +51,12 @@ const NAME_UNIQUE_CONSTRAINT = 'targets_tenant_id_name_key';
 
 @Injectable()
 export class TargetsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly sql: SqlRunner) {}
 
   async insert(tenantId: string, values: TargetValues): Promise<WriteOutcome> {
     return this.catchDuplicateName(async () => {
-      const result = await this.dataSource
+      const result = await this.sql
+        .manager()
         .createQueryBuilder()
         .insert()
         .into(TargetEntity)
@@ -80,7 +74,8 @@ export class TargetsRepository {
     changes: Partial<TargetValues>,
   ): Promise<WriteOutcome | null> {
     return this.catchDuplicateName(async () => {
-      const result = await this.dataSource
+      const result = await this.sql
+        .manager()
         .createQueryBuilder()
         .update(TargetEntity)
         .set(changes)
@@ -93,51 +88,43 @@ export class TargetsRepository {
   }
 
   async findById(tenantId: string, id: string): Promise<Target | null> {
-    const rows: TargetRow[] = await this.dataSource.query(SELECT_TARGET, [tenantId, id]);
+    const rows = await this.sql.rows<TargetRow>(SELECT_TARGET, [tenantId, id]);
     return rows[0] ? toTarget(rows[0]) : null;
   }
 
   async findManyForDispatch(tenantId: string, ids: readonly string[]): Promise<DispatchTarget[]> {
-    const rows: (TargetRow & { signing_secret: string | null })[] = await this.dataSource.query(
+    const rows = await this.sql.rows<TargetRow & { signing_secret: string | null }>(
       SELECT_TARGETS_FOR_DISPATCH,
       [tenantId, ids],
     );
     return rows.map((row) => ({ ...toTarget(row), signingSecret: row.signing_secret }));
   }
 
-  /** Up to `limit` targets after `after`, oldest first, each with its own cursor position. */
-  async list(tenantId: string, limit: number, after: TargetCursor | null): Promise<ListedTarget[]> {
-    const rows: (TargetRow & { cursor_at: string })[] = after
-      ? await this.dataSource.query(LIST_TARGETS_AFTER, [
-          tenantId,
-          limit,
-          after.createdAt,
-          after.id,
-        ])
-      : await this.dataSource.query(LIST_TARGETS_FIRST_PAGE, [tenantId, limit]);
-    return rows.map((row) => ({
-      target: toTarget(row),
-      cursor: { createdAt: row.cursor_at, id: row.id },
-    }));
+  /** Up to `limit` targets after the target `afterId`, oldest first. */
+  async list(tenantId: string, limit: number, afterId: string | null): Promise<Target[]> {
+    const rows = afterId
+      ? await this.sql.rows<TargetRow>(LIST_TARGETS_AFTER, [tenantId, limit, afterId])
+      : await this.sql.rows<TargetRow>(LIST_TARGETS_FIRST_PAGE, [tenantId, limit]);
+    return rows.map(toTarget);
   }
 
-  /** With `manager`, the check holds a lock until that transaction ends (see LOCK_USABLE_TARGET). */
-  async lockUsable(tenantId: string, id: string, manager?: EntityManager): Promise<boolean> {
-    const rows: unknown[] = await (manager ?? this.dataSource.manager).query(LOCK_USABLE_TARGET, [
-      tenantId,
-      id,
-    ]);
-    return rows.length > 0;
+  /** With `tx`, the check holds a lock until that transaction ends (see LOCK_USABLE_TARGET). */
+  async lockUsable(tenantId: string, id: string, tx?: Tx): Promise<boolean> {
+    return (await this.sql.rows(LOCK_USABLE_TARGET, [tenantId, id], tx)).length > 0;
   }
 
   async softDeleteUnused(tenantId: string, id: string): Promise<DeleteOutcome> {
-    return this.dataSource.transaction(async (em): Promise<DeleteOutcome> => {
-      const locked: unknown[] = await em.query(LOCK_TARGET_FOR_DELETE, [tenantId, id]);
+    return this.sql.transaction(async (tx): Promise<DeleteOutcome> => {
+      const locked = await this.sql.rows(LOCK_TARGET_FOR_DELETE, [tenantId, id], tx);
       if (locked.length === 0) return { kind: 'not_found' };
-      const deleted = await queryRows(em, SOFT_DELETE_UNUSED_TARGET, [tenantId, id]);
+      const deleted = await this.sql.rows(SOFT_DELETE_UNUSED_TARGET, [tenantId, id], tx);
       if (deleted.length > 0) return { kind: 'deleted' };
       // We hold the row lock, so the target still exists: only its schedules kept it alive.
-      const [{ n }]: { n: number }[] = await em.query(COUNT_SCHEDULES_USING_TARGET, [tenantId, id]);
+      const [{ n }] = await this.sql.rows<{ n: number }>(
+        COUNT_SCHEDULES_USING_TARGET,
+        [tenantId, id],
+        tx,
+      );
       return { kind: 'in_use', schedules: n };
     });
   }

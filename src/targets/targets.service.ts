@@ -1,14 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
-import { ConflictError, NotFoundError, ValidationError } from '../common/problem/domain-errors';
-import type { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
-import { AllowedHosts, checkTargetUrl, parseAllowedHosts } from './http/address-policy';
-import { decodeTargetCursor, encodeTargetCursor } from './target-cursor';
+import {
+  ConflictError,
+  encodeCursor,
+  isUuid,
+  NotFoundError,
+  pageSize,
+  ValidationError,
+} from '../common';
+import { APP_CONFIG, type AppConfig } from '../config';
+import type { Tx } from '../database';
+import { checkTargetUrl } from '../delivery';
 import { targetHeaderProblems } from './target-headers';
 import {
   DispatchTarget,
-  isUuid,
   Target,
   TARGET_LIMITS,
   TargetInput,
@@ -19,15 +23,10 @@ import { TargetsRepository, TargetValues, WriteOutcome } from './targets.reposit
 
 @Injectable()
 export class TargetsService {
-  private readonly allowedHosts: AllowedHosts;
-
   constructor(
     private readonly targets: TargetsRepository,
-    @Inject(APP_CONFIG) config: AppConfig,
-  ) {
-    // Parsed once: a bad TARGET_ALLOWED_HOSTS entry stops the boot instead of every request.
-    this.allowedHosts = parseAllowedHosts(config.targetAllowedHosts);
-  }
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   async create(tenantId: string, input: TargetInput): Promise<Target> {
     const values: TargetValues = {
@@ -43,22 +42,13 @@ export class TargetsService {
     return unwrap(await this.targets.insert(tenantId, values), values.name);
   }
 
-  async list(tenantId: string, page: { limit?: number; cursor?: string }): Promise<TargetPage> {
-    const limit = page.limit ?? TARGET_LIMITS.defaultPageSize;
-    let after = null;
-    if (page.cursor !== undefined) {
-      after = decodeTargetCursor(page.cursor);
-      if (!after) {
-        throw new ValidationError('cursor is not one this API returned', [
-          { field: 'cursor', message: 'cursor is malformed' },
-        ]);
-      }
-    }
-    const rows = await this.targets.list(tenantId, limit + 1, after);
+  async list(tenantId: string, page: { limit?: number; afterId?: string }): Promise<TargetPage> {
+    const limit = pageSize(page.limit);
+    const rows = await this.targets.list(tenantId, limit + 1, page.afterId ?? null);
     const items = rows.slice(0, limit);
     return {
-      items: items.map((row) => row.target),
-      nextCursor: rows.length > limit ? encodeTargetCursor(items[items.length - 1].cursor) : null,
+      items,
+      nextCursor: rows.length > limit ? encodeCursor(items[items.length - 1].id) : null,
     };
   }
 
@@ -105,10 +95,10 @@ export class TargetsService {
   }
 
   /**
-   * For the worker only: the record with its signing secret. Never pass the result to an API
-   * response or a log. A deleted target is not found: nothing is sent to it any more.
+   * For the worker only: the live targets among `ids`, by id, with their signing secrets. Never
+   * pass the result to an API response or a log. A deleted or unknown one is absent: nothing
+   * is sent to it any more.
    */
-  /** The live targets among `ids`, by id; a deleted or unknown one is absent. */
   async getManyForDispatch(
     tenantId: string,
     ids: readonly string[],
@@ -120,11 +110,10 @@ export class TargetsService {
   }
 
   /**
-   * A schedule may only name a live target of its own tenant. Pass the EntityManager of the
-   * transaction that writes the schedule to make the check hold until it commits: a concurrent
+   * A schedule may only name a live target of its own tenant. Pass the transaction that writes the schedule to make the check hold until it commits: a concurrent
    * DELETE of the target then either sees the schedule (409) or wins first (this throws).
    */
-  async assertUsable(tenantId: string, targetId: string, tx?: EntityManager): Promise<void> {
+  async assertUsable(tenantId: string, targetId: string, tx?: Tx): Promise<void> {
     if (!isUuid(targetId) || !(await this.targets.lockUsable(tenantId, targetId, tx))) {
       throw notFound(targetId);
     }
@@ -136,8 +125,10 @@ export class TargetsService {
    * before every call and a URL that only failed then would fail every run.
    */
   private checkedUrl(url: string): string {
-    const check = checkTargetUrl(url, this.allowedHosts);
-    const normalised = check.ok ? checkTargetUrl(check.url.href, this.allowedHosts) : check;
+    const check = checkTargetUrl(url, this.config.targetAllowedHosts);
+    const normalised = check.ok
+      ? checkTargetUrl(check.url.href, this.config.targetAllowedHosts)
+      : check;
     if (!normalised.ok) {
       throw new ValidationError(normalised.reason, [{ field: 'url', message: normalised.reason }]);
     }

@@ -21,11 +21,9 @@ export const SELECT_TARGETS_FOR_DISPATCH = `
     FROM targets
    WHERE tenant_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL`;
 
-// Keyset pagination over targets_tenant_listing_idx. The cursor position is rendered by Postgres
-// with full microsecond precision so that the next page starts exactly after the last row.
+// Keyset pagination over targets_tenant_listing_idx by (created_at, id).
 const LIST_SELECT = `
-  SELECT ${TARGET_COLUMNS},
-         to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at
+  SELECT ${TARGET_COLUMNS}
     FROM targets`;
 
 /** $1 tenant, $2 page size (+1 to learn whether another page exists). */
@@ -34,10 +32,14 @@ export const LIST_TARGETS_FIRST_PAGE = `${LIST_SELECT}
    ORDER BY created_at, id
    LIMIT $2`;
 
-/** $1 tenant, $2 page size, $3/$4 the (created_at, id) of the last row already returned. */
+/**
+ * $1 tenant, $2 page size, $3 the last target already returned: the page resumes after its
+ * stored (created_at, id), so microseconds never round away.
+ */
 export const LIST_TARGETS_AFTER = `${LIST_SELECT}
    WHERE tenant_id = $1 AND deleted_at IS NULL
-     AND (created_at, id) > ($3::timestamptz, $4::uuid)
+     AND (created_at, id) > (SELECT c.created_at, c.id FROM targets c
+                              WHERE c.tenant_id = $1 AND c.id = $3)
    ORDER BY created_at, id
    LIMIT $2`;
 

@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
-import { DispatchBudget } from './dispatch-budget';
 import { TenantsRepository } from './tenants.repository';
 import { TenantsService } from './tenants.service';
 
+/** Tenants (record module): quotas and hashed API keys. */
 @Module({
-  providers: [TenantsRepository, TenantsService, DispatchBudget],
-  exports: [TenantsService, DispatchBudget],
+  providers: [TenantsRepository, TenantsService],
+  exports: [TenantsService],
 })
 export class TenantsModule {}

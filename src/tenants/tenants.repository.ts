@@ -1,13 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { SqlRunner } from '../database';
 import { ApiKeyEntity } from './api-key.entity';
 import { TenantEntity } from './tenant.entity';
 import { Tenant, TenantQuotas } from './tenant';
 
 @Injectable()
 export class TenantsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly sql: SqlRunner) {}
 
   /** The tenant and its first key are written together: a tenant never exists without a key. */
   async createWithKey(
@@ -15,7 +14,8 @@ export class TenantsRepository {
     quotas: TenantQuotas,
     key: { keyId: string; secretSha256: Buffer },
   ): Promise<Tenant> {
-    return this.dataSource.transaction(async (em) => {
+    return this.sql.transaction(async (tx) => {
+      const em = this.sql.manager(tx);
       const tenant = await em.getRepository(TenantEntity).save({ name, ...quotas });
       await em.getRepository(ApiKeyEntity).insert({
         keyId: key.keyId,
@@ -28,7 +28,7 @@ export class TenantsRepository {
   }
 
   async findById(id: string): Promise<Tenant | null> {
-    const row = await this.dataSource.getRepository(TenantEntity).findOneBy({ id });
+    const row = await this.sql.manager().getRepository(TenantEntity).findOneBy({ id });
     return row ? toTenant(row) : null;
   }
 
@@ -37,14 +37,15 @@ export class TenantsRepository {
     patch: Partial<TenantQuotas>,
     name?: string,
   ): Promise<Tenant | null> {
-    const repo = this.dataSource.getRepository(TenantEntity);
+    const repo = this.sql.manager().getRepository(TenantEntity);
     const changes = { ...patch, ...(name === undefined ? {} : { name }) };
     if (Object.keys(changes).length > 0) await repo.update({ id }, changes);
     return this.findById(id);
   }
 
   async findActiveKey(keyId: string): Promise<ApiKeyEntity | null> {
-    return this.dataSource
+    return this.sql
+      .manager()
       .getRepository(ApiKeyEntity)
       .createQueryBuilder('k')
       .where('k.key_id = :keyId AND k.revoked_at IS NULL', { keyId })

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { NotFoundError, UnauthorizedError } from '../common/problem/domain-errors';
+import { NotFoundError, UnauthorizedError } from '../common';
 import { issueApiKey, parseApiKey, secretMatches } from './api-key';
 import { DEFAULT_QUOTAS, Tenant, TenantQuotas } from './tenant';
 import { TenantsRepository } from './tenants.repository';

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { HeartbeatResult } from '../occurrences/run';
+import type { HeartbeatResult } from '../execution';
 
 export interface LeaseKeeperOptions {
   /** performance.now() when the claim was sent: the lease cannot have started before. */

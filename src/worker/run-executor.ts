@@ -3,21 +3,19 @@ import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Job } from 'pg-boss';
-import { Clock } from '../common/clock/clock';
-import type { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
-import { errorSummary } from '../observability/error-summary';
-import { ExecutionMetrics } from '../occurrences/execution-metrics';
-import { ExecutionSettings } from '../occurrences/execution-settings';
-import type { AttemptReport, Claim, CompletionResult } from '../occurrences/run';
-import { Completion, RunExecutionService } from '../occurrences/run-execution.service';
-import type { RunJob } from '../queue/queue.constants';
-import { AllowedHosts, parseAllowedHosts } from '../targets/http/address-policy';
-import { classifyOutcome } from '../targets/http/outcome-classifier';
-import { TargetConnections } from '../targets/http/target-connections';
-import { invokeTarget } from '../targets/http/target-invoker';
-import type { DispatchTarget } from '../targets/target';
-import { TargetsService } from '../targets/targets.service';
+import { AdmissionService, type Claim } from '../admission';
+import { Clock, errorSummary } from '../common';
+import { APP_CONFIG, type AppConfig } from '../config';
+import { classifyOutcome, invokeTarget, TargetConnections } from '../delivery';
+import {
+  ExecutionService,
+  type AttemptReport,
+  type Completion,
+  type CompletionResult,
+} from '../execution';
+import { Lifecycle } from '../observability';
+import type { RunJob } from '../queue';
+import { TargetsService, type DispatchTarget } from '../targets';
 import { Batcher } from './batcher';
 import { LeaseKeeper } from './lease-keeper';
 
@@ -36,7 +34,6 @@ interface HeldClaim {
 export class RunExecutor {
   private readonly logger = new Logger(RunExecutor.name);
   readonly workerId = `worker:${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  private readonly allowed: AllowedHosts;
   private readonly completions: Batcher<Completion, CompletionResult>;
   /**
    * Fast claims, gathered: the fetch loop's batch and anything else claimed at the same moment
@@ -49,24 +46,23 @@ export class RunExecutor {
   private readonly connections = new TargetConnections();
 
   constructor(
-    private readonly execution: RunExecutionService,
+    private readonly admission: AdmissionService,
+    private readonly execution: ExecutionService,
     private readonly targets: TargetsService,
-    private readonly settings: ExecutionSettings,
-    private readonly metrics: ExecutionMetrics,
+    private readonly lifecycle: Lifecycle,
     private readonly clock: Clock,
-    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
-    this.allowed = parseAllowedHosts(config.targetAllowedHosts);
     this.claims = new Batcher(
       async (runs: RunJob[]) => {
-        const claims = await this.execution.claimBatch(runs, this.workerId);
+        const claims = await this.admission.claimBatch(runs, this.workerId);
         const byRun = new Map(claims.map((claim) => [claim.runId, claim]));
         return runs.map((run) => byRun.get(run.runId) ?? null);
       },
-      { maxBatch: settings.claimBatchSize, idOf: (run) => run.runId },
+      { maxBatch: config.worker.claimBatchSize, idOf: (run) => run.runId },
     );
     this.completions = new Batcher((batch) => this.execution.completeMany(batch), {
-      maxBatch: settings.completionBatchSize,
+      maxBatch: config.worker.completionBatchSize,
       idOf: (completion) => completion.runId,
     });
   }
@@ -152,14 +148,13 @@ export class RunExecutor {
     await Promise.all(
       rest.map(async (job) => {
         const claimSentAt = performance.now();
-        const result = await this.execution.claim(tenantId, job.data.runId, this.workerId, {
+        const result = await this.admission.claim(tenantId, job.data.runId, this.workerId, {
           requeue: true,
         });
         if (result.claimed) {
           held.push({ claim: result.claim, claimSentAt });
           return;
         }
-        this.metrics.unclaimableJobs.inc({ reason: result.reason });
         if (result.requeuedInMs !== null) onWake(result.requeuedInMs);
       }),
     );
@@ -176,8 +171,8 @@ export class RunExecutor {
     const keeper = new LeaseKeeper({
       claimSentAt,
       heartbeat: () => this.execution.heartbeat(tenantId, runId, claim.fencingToken),
-      intervalMs: this.settings.heartbeatIntervalMs,
-      leaseMs: this.settings.leaseMs,
+      intervalMs: this.config.execution.heartbeatIntervalMs,
+      leaseMs: this.config.execution.leaseMs,
       onError: (error) =>
         this.logger.warn({ ...ids, err: errorSummary(error) }, 'heartbeat failed'),
     });
@@ -213,6 +208,7 @@ export class RunExecutor {
     if (!target) {
       return {
         outcome: 'failed',
+        failure: 'target_missing',
         error: `target ${claim.targetId} no longer exists`,
         mayHaveActed: false,
       };
@@ -240,13 +236,17 @@ export class RunExecutor {
         scheduledAt,
       },
       {
-        allowed: this.allowed,
+        allowed: this.config.targetAllowedHosts,
         signal: keeper.signal,
         now: () => this.clock.nowMs(),
         pools: target.deduplicates ? this.connections : undefined,
       },
     );
-    this.metrics.targetLatency.observe({ result: response.kind }, response.durationMs / 1000);
+    this.lifecycle.emit({
+      kind: 'target.called',
+      result: response.kind,
+      seconds: response.durationMs / 1000,
+    });
     if (keeper.cancelRequested && response.kind !== 'response') {
       return {
         outcome: 'cancelled',
@@ -287,7 +287,7 @@ export class RunExecutor {
         if (!result.accepted) this.logger.warn(ids, 'completion rejected: the lease had moved on');
         return result;
       } catch (error) {
-        if (round >= this.settings.completionRetries) {
+        if (round >= this.config.worker.completionRetries) {
           this.logger.error(
             { ...ids, err: errorSummary(error) },
             'completion failed; the lease sweeper will settle the run',
@@ -296,7 +296,7 @@ export class RunExecutor {
         }
         this.logger.warn({ ...ids, err: errorSummary(error) }, 'completion failed; retrying');
         await new Promise((done) =>
-          setTimeout(done, this.settings.completionRetryBaseMs * 2 ** round),
+          setTimeout(done, this.config.worker.completionRetryBaseMs * 2 ** round),
         );
       }
     }

@@ -1,11 +1,16 @@
 import { Module } from '@nestjs/common';
-import { OccurrencesModule } from '../occurrences/occurrences.module';
-import { TargetsModule } from '../targets/targets.module';
+import { AdmissionModule } from '../admission';
+import { ExecutionModule } from '../execution';
+import { TargetsModule } from '../targets';
 import { RunExecutor } from './run-executor';
 import { WorkerService } from './worker.service';
 
+/**
+ * The worker role: fetches run jobs, claims their runs (admission), calls the targets (delivery)
+ * under a kept lease, and reports each outcome under its fence (execution).
+ */
 @Module({
-  imports: [OccurrencesModule, TargetsModule],
+  imports: [AdmissionModule, ExecutionModule, TargetsModule],
   providers: [RunExecutor, WorkerService],
   exports: [WorkerService],
 })

@@ -1,14 +1,14 @@
 import {
   BeforeApplicationShutdown,
+  Inject,
   Injectable,
   Logger,
   OnApplicationBootstrap,
 } from '@nestjs/common';
-import { errorSummary } from '../observability/error-summary';
-import { MetricsService } from '../observability/metrics.service';
-import { ExecutionSettings } from '../occurrences/execution-settings';
-import { PgBossService } from '../queue/pg-boss.service';
-import { RunJob, RUNS_QUEUE } from '../queue/queue.constants';
+import { errorSummary } from '../common';
+import { APP_CONFIG, type AppConfig } from '../config';
+import { Lifecycle } from '../observability';
+import { PgBossService, RUNS_QUEUE, type RunJob } from '../queue';
 import { RunExecutor } from './run-executor';
 
 /**
@@ -27,33 +27,32 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   constructor(
     private readonly queue: PgBossService,
     private readonly executor: RunExecutor,
-    private readonly settings: ExecutionSettings,
-    private readonly metrics: MetricsService,
+    private readonly lifecycle: Lifecycle,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    const worker = this.config.worker;
     this.workId = await this.queue.boss.work<RunJob>(
       RUNS_QUEUE,
       {
         // pg-boss sleeps a polling interval after every fetch unless the fetch came back full
         // (burstWhenBatchFull, which needs batchSize > 1): fetch batches, so a backlog drains
         // continuously instead of one job per loop per poll.
-        batchSize: this.settings.workerBatchSize,
-        localConcurrency: this.settings.workerFetchLoops,
+        batchSize: worker.batchSize,
+        localConcurrency: worker.fetchLoops,
         burstWhenBatchFull: true,
-        pollingIntervalSeconds: this.settings.workerPollingIntervalSeconds,
-        notifyPollingIntervalSeconds: this.settings.workerNotifyPollingIntervalSeconds,
+        pollingIntervalSeconds: worker.pollingIntervalMs / 1000,
+        notifyPollingIntervalSeconds: worker.notifyPollingIntervalMs / 1000,
       },
       async (jobs) => {
         // The handler returns once the runs are claimed (the jobs are then acknowledged); the
         // attempts go on. It fetches again only when there is room for another batch.
         await this.executor.start(jobs, (inMs) => this.wakeIn(inMs));
-        await this.executor.roomFor(
-          Math.max(1, this.settings.workerConcurrency - this.settings.workerBatchSize + 1),
-        );
+        await this.executor.roomFor(Math.max(1, worker.concurrency - worker.batchSize + 1));
       },
     );
-    this.metrics.roleActive.set({ role: 'worker' }, 1);
+    this.lifecycle.emit({ kind: 'role.started', role: 'worker' });
     this.logger.log({ workerId: this.executor.workerId }, 'worker started');
   }
 
@@ -72,7 +71,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     // Attempts in flight end under their fence, not by lease expiry.
     await this.executor.drain();
     this.executor.close();
-    this.metrics.roleActive.set({ role: 'worker' }, 0);
+    this.lifecycle.emit({ kind: 'role.stopped', role: 'worker' });
     this.logger.log('worker stopped');
   }
 

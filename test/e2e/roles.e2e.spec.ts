@@ -1,6 +1,6 @@
-import { PollerService } from '../../src/poller/poller.service';
-import { RelayService } from '../../src/relay/relay.service';
-import { WorkerService } from '../../src/worker/worker.service';
+import { PollerService } from '../../src/poller';
+import { RelayService } from '../../src/relay';
+import { WorkerService } from '../../src/worker';
 import { startTestApp } from '../support/test-app';
 
 describe('ROLES composes the process', () => {

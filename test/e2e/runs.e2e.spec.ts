@@ -44,6 +44,7 @@ describe('runs API', () => {
         ),
         state: 'QUEUED',
         reason: null,
+        reasonDetail: null,
         trigger: 'manual',
         attemptCount: 0,
         maxAttempts: 3,
@@ -101,7 +102,7 @@ describe('runs API', () => {
       expect(cancelled.body.items.map((r: { id: string }) => r.id)).toEqual([ids[1]]);
       expect(cancelled.body.items[0]).toMatchObject({
         state: 'CANCELLED',
-        reason: 'cancelled by request',
+        reason: 'cancelled_by_request',
       });
       expect(cancelled.body.nextCursor).toBeNull();
     });
@@ -183,7 +184,12 @@ describe('runs API', () => {
         durationMs: 12,
       });
       expect(failed.status).toBe(200);
-      expect(failed.body).toMatchObject({ runId, state: 'RETRY_WAIT', reason: 'upstream 503' });
+      expect(failed.body).toMatchObject({
+        runId,
+        state: 'RETRY_WAIT',
+        reason: 'retryable_failure',
+        reasonDetail: 'upstream 503',
+      });
       expect(failed.body.nextAttemptAt).toEqual(expect.any(String));
       const again = await post(`/runs/${runId}/complete`, {
         fencingToken: 1,
@@ -200,7 +206,8 @@ describe('runs API', () => {
         state: 'RETRY_WAIT',
         attemptCount: 1,
         fencingToken: 1,
-        reason: 'upstream 503',
+        reason: 'retryable_failure',
+        reasonDetail: 'upstream 503',
       });
       expect(run.body.attempts).toEqual([
         {
@@ -248,7 +255,7 @@ describe('runs API', () => {
       expect(res.body).toMatchObject({
         id: runId,
         state: 'CANCELLED',
-        reason: 'cancelled by request',
+        reason: 'cancelled_by_request',
         inFlight: false,
       });
       expect(res.body.finishedAt).toEqual(expect.any(String));
@@ -277,7 +284,8 @@ describe('runs API', () => {
         outcome: 'cancelled',
       });
       expect(done.body).toMatchObject({ state: 'CANCELLED' });
-      expect(done.body.reason).toMatch(/may already have happened/);
+      expect(done.body.reason).toBe('cancelled_by_request');
+      expect(done.body.reasonDetail).toMatch(/may already have happened/);
     });
 
     it('cancelling a schedule through PATCH does the same for its runs', async () => {
@@ -292,7 +300,7 @@ describe('runs API', () => {
       expect(res.status).toBe(200);
       expect((await get(`/runs/${waiting}`)).body).toMatchObject({
         state: 'CANCELLED',
-        reason: 'schedule cancelled',
+        reason: 'schedule_cancelled',
       });
       expect((await get(`/runs/${running}`)).body).toMatchObject({
         state: 'RUNNING',

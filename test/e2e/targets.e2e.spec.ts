@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Test } from 'supertest';
 import { DataSource } from 'typeorm';
-import { NotFoundError } from '../../src/common/problem/domain-errors';
-import { checkTargetUrl, parseAllowedHosts } from '../../src/targets/http/address-policy';
-import { TargetsService } from '../../src/targets/targets.service';
+import { NotFoundError } from '../../src/common';
+import { checkTargetUrl, parseAllowedHosts } from '../../src/delivery/address-policy';
+import { TargetsService } from '../../src/targets';
 import { startTestApp, TestApp } from '../support/test-app';
 
 const ALLOWED_HOSTS = 'billing.internal,10.1.2.3';

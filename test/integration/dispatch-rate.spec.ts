@@ -1,10 +1,6 @@
-import {
-  RATE_LIMITED_REASON,
-  RunExecutionService,
-} from '../../src/occurrences/run-execution.service';
 import { eventually } from '../support/eventually';
 import { startTestApp, TestApp } from '../support/test-app';
-import { ExecutionWorld, startExecutionWorld } from './execution.fixtures';
+import { ExecutionWorld, startExecutionWorld, runEngine } from './execution.fixtures';
 
 /** dispatchRatePerSecond is one bucket per tenant in the database, shared by every replica. */
 describe("a tenant's dispatch rate", () => {
@@ -27,14 +23,14 @@ describe("a tenant's dispatch rate", () => {
     const runIds = [];
     for (let i = 0; i < 6; i++)
       runIds.push(await w.insertRun(scheduleId, new Date(due.getTime() - i)));
-    const services = [w.t.app.get(RunExecutionService), replica.app.get(RunExecutionService)];
+    const engines = [runEngine(w.t.app), runEngine(replica.app)];
     const results = await Promise.all(
       runIds.map((runId, i) =>
-        services[i % 2].claim(w.tenant.id, runId, `worker-${i}`, { requeue: true }),
+        engines[i % 2].claim(w.tenant.id, runId, `worker-${i}`, { requeue: true }),
       ),
     );
     const claimed = results.filter((r) => r.claimed);
-    const limited = results.filter((r) => !r.claimed && r.reason === 'rate_limited');
+    const limited = results.filter((r) => !r.claimed && r.reason === 'throttled_rate');
     expect(claimed).toHaveLength(2);
     expect(limited).toHaveLength(4);
     for (const r of limited) if (!r.claimed) expect(r.requeuedInMs).toBeGreaterThan(0);
@@ -43,12 +39,12 @@ describe("a tenant's dispatch rate", () => {
       [runIds],
     );
     expect(waiting).toHaveLength(4);
-    for (const row of waiting) expect(row.reason).toBe(RATE_LIMITED_REASON);
+    for (const row of waiting) expect(row.reason).toBe('throttled_rate');
     // Tokens come back at 2/s: within a second another claim goes through.
     const rest = runIds.filter((_, i) => !results[i].claimed);
     await eventually(
       async () => {
-        const again = await services[0].claim(w.tenant.id, rest[0], 'worker-late');
+        const again = await engines[0].claim(w.tenant.id, rest[0], 'worker-late');
         expect(again.claimed).toBe(true);
       },
       { timeoutMs: 3000, intervalMs: 100 },

@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { AttemptReport, Claim } from '../../src/occurrences/run';
-import { RunExecutionService } from '../../src/occurrences/run-execution.service';
-import { ExecutionWorld, pendingJobs, startExecutionWorld } from './execution.fixtures';
+import type { Claim } from '../../src/admission';
+import type { AttemptReport } from '../../src/execution';
+import {
+  ExecutionWorld,
+  pendingJobs,
+  startExecutionWorld,
+  runEngine,
+  type RunEngine,
+} from './execution.fixtures';
 
 const SUCCEEDED: AttemptReport = { outcome: 'succeeded', error: null, mayHaveActed: false };
 
@@ -12,7 +18,7 @@ const SUCCEEDED: AttemptReport = { outcome: 'succeeded', error: null, mayHaveAct
  */
 describe('execution: batched claims and completions', () => {
   let w: ExecutionWorld;
-  let execution: RunExecutionService;
+  let execution: RunEngine;
 
   const row = async (runId: string) =>
     (await w.db.query('SELECT * FROM occurrences WHERE id = $1', [runId]))[0];
@@ -61,7 +67,7 @@ describe('execution: batched claims and completions', () => {
 
   beforeAll(async () => {
     w = await startExecutionWorld('api');
-    execution = w.t.app.get(RunExecutionService);
+    execution = runEngine(w.t.app);
   });
   afterAll(() => w.close());
 
@@ -125,7 +131,7 @@ describe('execution: batched claims and completions', () => {
     try {
       await canceller.startTransaction();
       await canceller.query(
-        `UPDATE occurrences SET state = 'CANCELLED', reason = 'cancelled by request',
+        `UPDATE occurrences SET state = 'CANCELLED', reason = 'cancelled_by_request',
                 finished_at = now() WHERE id = $1`,
         [cancelled],
       );
@@ -250,7 +256,12 @@ describe('execution: batched claims and completions', () => {
     expect(results).toMatchObject([
       { accepted: true, state: 'SUCCEEDED' },
       { accepted: true, state: 'RETRY_WAIT' },
-      { accepted: true, state: 'FAILED', reason: 'target responded 400' },
+      {
+        accepted: true,
+        state: 'FAILED',
+        reason: 'target_rejected',
+        reasonDetail: 'target responded 400',
+      },
       { accepted: false, state: 'UNKNOWN' },
     ]);
     expect(await row(ok.runId)).toMatchObject({ state: 'SUCCEEDED', lease_until: null });

@@ -1,7 +1,12 @@
-import { OccurrencesService } from '../../src/occurrences/occurrences.service';
-import { RunExecutionService } from '../../src/occurrences/run-execution.service';
-import type { Claim, ClaimResult } from '../../src/occurrences/run';
-import { ExecutionWorld, pendingJobs, startExecutionWorld } from './execution.fixtures';
+import { OccurrencesService } from '../../src/occurrences';
+import type { Claim, ClaimResult } from '../../src/admission';
+import {
+  ExecutionWorld,
+  pendingJobs,
+  startExecutionWorld,
+  runEngine,
+  type RunEngine,
+} from './execution.fixtures';
 
 /**
  * The claim, the fence, the sweeper and cancellation, driven through the service the built-in
@@ -9,7 +14,7 @@ import { ExecutionWorld, pendingJobs, startExecutionWorld } from './execution.fi
  */
 describe('execution: claims, fences, leases', () => {
   let w: ExecutionWorld;
-  let execution: RunExecutionService;
+  let execution: RunEngine;
   let occurrences: OccurrencesService;
   let targetId: string;
   let dedupTargetId: string;
@@ -31,7 +36,7 @@ describe('execution: claims, fences, leases', () => {
 
   beforeAll(async () => {
     w = await startExecutionWorld('api', {}, { maxConcurrentRuns: 3 });
-    execution = w.t.app.get(RunExecutionService);
+    execution = runEngine(w.t.app);
     occurrences = w.t.app.get(OccurrencesService);
     targetId = await w.createTarget();
     dedupTargetId = await w.createTarget({ deduplicates: true });
@@ -141,7 +146,10 @@ describe('execution: claims, fences, leases', () => {
         );
       } else {
         expect(result).toMatchObject({ accepted: true, state: 'FAILED' });
-        expect((await row(runId)).reason).toBe('target responded 500; no attempts left (3 of 3)');
+        expect(await row(runId)).toMatchObject({
+          reason: 'attempts_exhausted',
+          reason_detail: 'target responded 500; no attempts left (3 of 3)',
+        });
       }
     }
     // An attempt that may have landed and cannot be retried is UNKNOWN, not FAILED.
@@ -164,10 +172,10 @@ describe('execution: claims, fences, leases', () => {
     await w.db.query(`UPDATE schedules SET status = 'cancelled' WHERE id = $1`, [schedule]);
     expect(await execution.claim(w.tenant.id, runId, 'w')).toMatchObject({
       claimed: false,
-      reason: 'cancelled',
+      reason: 'schedule_cancelled',
       state: 'CANCELLED',
     });
-    expect(await row(runId)).toMatchObject({ state: 'CANCELLED', reason: 'schedule cancelled' });
+    expect(await row(runId)).toMatchObject({ state: 'CANCELLED', reason: 'schedule_cancelled' });
     expect(await attempts(runId)).toHaveLength(0);
   });
 
@@ -178,10 +186,10 @@ describe('execution: claims, fences, leases', () => {
       [runId],
     );
     expect(await execution.claim(w.tenant.id, runId, 'w')).toMatchObject({
-      reason: 'exhausted',
+      reason: 'retry_deadline_exceeded',
       state: 'FAILED',
     });
-    expect((await row(runId)).reason).toMatch(/retry deadline passed/);
+    expect((await row(runId)).reason).toBe('retry_deadline_exceeded');
     expect(await attempts(runId)).toHaveLength(0);
   });
 
@@ -208,11 +216,11 @@ describe('execution: claims, fences, leases', () => {
       );
       expect(n).toBe(3);
       for (const result of results.filter((r) => !r.claimed)) {
-        expect(result).toMatchObject({ reason: 'throttled', state: 'QUEUED' });
+        expect(result).toMatchObject({ reason: 'throttled_concurrency', state: 'QUEUED' });
         expect(result.claimed === false && result.requeuedInMs).toBeGreaterThan(0);
       }
       const waiting = runIds.find((_, i) => !results[i].claimed)!;
-      expect((await row(waiting)).reason).toBe('throttled: tenant maxConcurrentRuns');
+      expect((await row(waiting)).reason).toBe('throttled_concurrency');
       expect((await pendingJobs(w.db, waiting)).length).toBeGreaterThanOrEqual(2); // trigger's + requeued
 
       // A completion gives its permit back.
@@ -342,7 +350,8 @@ describe('execution: claims, fences, leases', () => {
     await execution.sweepExpiredLeases();
     expect(await row(expired)).toMatchObject({
       state: 'UNKNOWN',
-      reason: 'lease expired; the target may have acted',
+      reason: 'lease_expired',
+      reason_detail: 'lease expired; the target may have acted',
     });
     expect((await row(expired)).finished_at).not.toBeNull();
     expect((await attempts(expired))[0]).toMatchObject({ outcome: 'lease_lost' });
@@ -384,14 +393,15 @@ describe('execution: claims, fences, leases', () => {
         });
         const done = await row(runId);
         expect(done.state).toBe('CANCELLED');
-        expect(done.reason).toMatch(/may already have happened/);
+        expect(done.reason).toBe('cancelled_by_request');
+        expect(done.reason_detail).toMatch(/may already have happened/);
       } else {
         outcomes.cancelledFirst++;
-        expect(claim.reason).toMatch(/^(finished|cancelled)$/);
+        expect(claim.reason).toMatch(/^(finished|cancelled_by_request)$/);
         expect(cancel.inFlight).toBe(false);
         expect(r).toMatchObject({
           state: 'CANCELLED',
-          reason: 'cancelled by request',
+          reason: 'cancelled_by_request',
           cancel_requested_at: null,
         });
         expect(tries).toHaveLength(0);
@@ -410,7 +420,7 @@ describe('execution: claims, fences, leases', () => {
     const claim = claimed(await execution.claim(w.tenant.id, running, 'w'));
     const res = await w.auth(w.t.http.delete(`/schedules/${schedule}`));
     expect(res.status).toBe(200);
-    expect(await row(queued)).toMatchObject({ state: 'CANCELLED', reason: 'schedule cancelled' });
+    expect(await row(queued)).toMatchObject({ state: 'CANCELLED', reason: 'schedule_cancelled' });
     expect((await row(running)).cancel_requested_at).not.toBeNull();
     expect(await execution.heartbeat(w.tenant.id, running, claim.fencingToken)).toMatchObject({
       held: true,
@@ -423,8 +433,11 @@ describe('execution: claims, fences, leases', () => {
       mayHaveActed: false,
     });
     expect(result).toMatchObject({ accepted: true, state: 'CANCELLED' });
-    expect((await row(running)).reason).toMatch(
-      /cancelled by request before attempt 1 reached the target; last error: target responded 503/,
-    );
+    expect(await row(running)).toMatchObject({
+      reason: 'cancelled_by_request',
+      reason_detail: expect.stringMatching(
+        /cancelled before attempt 1 reached the target; last error: target responded 503/,
+      ),
+    });
   });
 });

@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { verifySignature } from '../../src/targets/http/target-signature';
+import { verifySignature } from '../../src/delivery/target-signature';
 import { eventually } from '../support/eventually';
 import { gate } from '../support/http-sink';
 import { ExecutionWorld, startExecutionWorld } from './execution.fixtures';
@@ -118,7 +118,8 @@ describe('execution: the built-in worker against a real target', () => {
     const runId = await w.trigger(await w.createSchedule(plainTarget));
     const run = await finalState(runId, 'FAILED');
     expect(w.sink.forRun(runId)).toHaveLength(1);
-    expect(run.reason).toMatch(/target responded 422 \(client error\)/);
+    expect(run.reason).toBe('target_rejected');
+    expect(run.reasonDetail).toMatch(/target responded 422 \(client error\)/);
   });
 
   describe('target succeeds but the response is lost', () => {
@@ -143,7 +144,8 @@ describe('execution: the built-in worker against a real target', () => {
       const before = await w.metric('dueline_unknown_outcomes_total');
       const runId = await w.trigger(await w.createSchedule(plainTarget));
       const run = await finalState(runId, 'UNKNOWN');
-      expect(run.reason).toMatch(/may have been delivered .* does not deduplicate/);
+      expect(run.reason).toBe('outcome_unknown');
+      expect(run.reasonDetail).toMatch(/may have been delivered .* does not deduplicate/);
       expect(run.attempts).toMatchObject([{ outcome: 'unknown' }]);
       expect(await w.metric('dueline_unknown_outcomes_total')).toBe(before + 1);
       // Give a blind retry every chance to happen (a later run goes through): there is none.
@@ -151,37 +153,6 @@ describe('execution: the built-in worker against a real target', () => {
       await finalState(await w.trigger(await w.createSchedule(plainTarget)), 'SUCCEEDED');
       expect(w.sink.forRun(runId)).toHaveLength(1);
     });
-  });
-
-  it('a worker paused beyond its lease: a new attempt runs, the old completion is rejected', async () => {
-    w.settings.leaseMs = 800;
-    try {
-      const schedule = await w.createSchedule(dedupTarget);
-      const runId = await w.insertRun(schedule, new Date(Date.now() - 1000)); // no job: the paused worker takes it
-      const claim = await w
-        .auth(w.t.http.post(`/runs/${runId}/claim`))
-        .set('X-Worker-Id', 'paused-worker');
-      expect(claim.status).toBe(200);
-      // ...and freezes. The sweeper reclaims the run; the built-in worker runs attempt 2.
-      const run = await finalState(runId, 'SUCCEEDED');
-      expect(w.sink.forRun(runId).map((r) => r.headers['x-dueline-fencing-token'])).toEqual(['2']);
-      expect(run.attempts.map((a: { outcome: string }) => a.outcome)).toEqual([
-        'lease_lost',
-        'succeeded',
-      ]);
-      const staleBefore = await w.metric('dueline_stale_completions_total');
-      const late = await w
-        .auth(w.t.http.post(`/runs/${runId}/complete`))
-        .send({ fencingToken: claim.body.fencingToken, outcome: 'succeeded' });
-      expect(late.status).toBe(409);
-      expect(late.body).toMatchObject({ reason: 'stale_fencing_token', currentState: 'SUCCEEDED' });
-      expect(await w.metric('dueline_stale_completions_total')).toBe(staleBefore + 1);
-      const after = await w.run(runId);
-      expect(after.state).toBe('SUCCEEDED');
-      expect(after.attempts[0]).toMatchObject({ attemptNo: 1, outcome: 'stale' });
-    } finally {
-      w.settings.leaseMs = 3000;
-    }
   });
 
   it('cancel while an attempt is in flight: aborted at the next heartbeat, CANCELLED with a note', async () => {
@@ -197,8 +168,9 @@ describe('execution: the built-in worker against a real target', () => {
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ state: 'RUNNING', inFlight: true });
       const run = await finalState(runId, 'CANCELLED');
-      expect(run.reason).toMatch(
-        /cancelled by request while attempt 1 was in flight; its effect may already have happened/,
+      expect(run.reason).toBe('cancelled_by_request');
+      expect(run.reasonDetail).toMatch(
+        /cancelled while attempt 1 was in flight; its effect may already have happened/,
       );
       expect(run.attempts).toMatchObject([{ outcome: 'cancelled' }]);
       expect(w.sink.aborted.map((r) => r.headers['idempotency-key'])).toContain(runId);
@@ -279,9 +251,7 @@ describe('execution: the built-in worker against a real target', () => {
     await eventually(async () => {
       const runs = await Promise.all(runIds.map((id) => w.run(id)));
       expect(runs.filter((r) => r.state === 'RUNNING')).toHaveLength(2);
-      expect(runs.filter((r) => r.reason === 'throttled: tenant maxConcurrentRuns')).toHaveLength(
-        3,
-      );
+      expect(runs.filter((r) => r.reason === 'throttled_concurrency')).toHaveLength(3);
     });
     held.open();
     for (const id of runIds) await finalState(id, 'SUCCEEDED');
@@ -348,5 +318,53 @@ describe('execution: the built-in worker against a real target', () => {
       ).toHaveLength(1);
       expect(w.sink.forRun(id)).toHaveLength(run.attemptCount);
     }
+  });
+});
+
+/** A lease shorter than the contract's defaults: the paused worker's lease runs out mid-test. */
+describe('execution: a worker paused beyond its lease', () => {
+  let w: ExecutionWorld;
+  let dedupTarget: string;
+
+  beforeAll(async () => {
+    w = await startExecutionWorld('api,worker,relay', { EXECUTION_LEASE_MS: '800' });
+    dedupTarget = await w.createTarget({ deduplicates: true });
+  });
+  afterAll(() => w.close());
+
+  const finalState = (runId: string, state: string, timeoutMs = 10_000) =>
+    eventually(
+      async () => {
+        const run = await w.run(runId);
+        expect(run.state).toBe(state);
+        return run;
+      },
+      { timeoutMs },
+    );
+
+  it('a worker paused beyond its lease: a new attempt runs, the old completion is rejected', async () => {
+    const schedule = await w.createSchedule(dedupTarget);
+    const runId = await w.insertRun(schedule, new Date(Date.now() - 1000)); // no job: the paused worker takes it
+    const claim = await w
+      .auth(w.t.http.post(`/runs/${runId}/claim`))
+      .set('X-Worker-Id', 'paused-worker');
+    expect(claim.status).toBe(200);
+    // ...and freezes. The sweeper reclaims the run; the built-in worker runs attempt 2.
+    const run = await finalState(runId, 'SUCCEEDED');
+    expect(w.sink.forRun(runId).map((r) => r.headers['x-dueline-fencing-token'])).toEqual(['2']);
+    expect(run.attempts.map((a: { outcome: string }) => a.outcome)).toEqual([
+      'lease_lost',
+      'succeeded',
+    ]);
+    const staleBefore = await w.metric('dueline_stale_completions_total');
+    const late = await w
+      .auth(w.t.http.post(`/runs/${runId}/complete`))
+      .send({ fencingToken: claim.body.fencingToken, outcome: 'succeeded' });
+    expect(late.status).toBe(409);
+    expect(late.body).toMatchObject({ reason: 'stale_fencing_token', currentState: 'SUCCEEDED' });
+    expect(await w.metric('dueline_stale_completions_total')).toBe(staleBefore + 1);
+    const after = await w.run(runId);
+    expect(after.state).toBe('SUCCEEDED');
+    expect(after.attempts[0]).toMatchObject({ attemptNo: 1, outcome: 'stale' });
   });
 });

@@ -1,8 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Test } from 'supertest';
 import { DataSource } from 'typeorm';
-import { ExecutionSettings } from '../../src/occurrences/execution-settings';
-import { OccurrenceLedger } from '../../src/occurrences/occurrence-ledger';
+import type { INestApplication } from '@nestjs/common';
+import { AdmissionService } from '../../src/admission';
+import { SqlRunner } from '../../src/database';
+import { ExecutionService } from '../../src/execution';
+import { OccurrencesService } from '../../src/occurrences';
+import { RunJobsRepository } from '../../src/queue';
 import { HttpSink } from '../support/http-sink';
 import { startTestApp, TestApp } from '../support/test-app';
 
@@ -14,7 +18,6 @@ export interface ExecutionWorld {
   t: TestApp;
   db: DataSource;
   sink: HttpSink;
-  settings: ExecutionSettings;
   tenant: { id: string; apiKey: string };
   auth(req: Test, apiKey?: string): Test;
   createTarget(options?: {
@@ -30,7 +33,7 @@ export interface ExecutionWorld {
   ): Promise<string>;
   /** POST /schedules/{id}/trigger: a QUEUED run due now, with its job. */
   trigger(scheduleId: string, apiKey?: string): Promise<string>;
-  /** A QUEUED run at `scheduledAt`, inserted through the ledger; with its job when `publish`. */
+  /** A QUEUED run at `scheduledAt`, inserted as the ledger does; with its job when `publish`. */
   insertRun(
     scheduleId: string,
     scheduledAt: Date,
@@ -50,9 +53,33 @@ export const FAST_RETRIES = {
   retryDeadlineSeconds: 120,
 };
 
+/** Short leases and fast loops, so failure cases play out in a test's time. */
+export const FAST_EXECUTION: Record<string, string> = {
+  EXECUTION_LEASE_MS: '3000',
+  EXECUTION_HEARTBEAT_INTERVAL_MS: '200',
+  EXECUTION_THROTTLED_RETRY_MS: '100',
+  RELAY_SWEEP_INTERVAL_MS: '100',
+  WORKER_COMPLETION_RETRY_BASE_MS: '100',
+};
+
+/** The claim (admission) and the held run (execution) as one object, as the worker uses them. */
+export function runEngine(app: INestApplication) {
+  const admission = app.get(AdmissionService);
+  const execution = app.get(ExecutionService);
+  return {
+    claim: admission.claim.bind(admission),
+    claimBatch: admission.claimBatch.bind(admission),
+    heartbeat: execution.heartbeat.bind(execution),
+    complete: execution.complete.bind(execution),
+    completeMany: execution.completeMany.bind(execution),
+    sweepExpiredLeases: execution.sweepExpiredLeases.bind(execution),
+  };
+}
+export type RunEngine = ReturnType<typeof runEngine>;
+
 export async function startExecutionWorld(
   roles: string,
-  settings: Partial<ExecutionSettings> = {},
+  env: Record<string, string> = {},
   quotas: Record<string, number> = {},
 ): Promise<ExecutionWorld> {
   const sink = await HttpSink.start();
@@ -62,15 +89,8 @@ export async function startExecutionWorld(
     // Tests poll runs through the API far faster than a client would.
     MANAGEMENT_RATE_PER_SECOND: '100000',
     MANAGEMENT_BURST: '100000',
-  });
-  const execution = t.app.get(ExecutionSettings);
-  Object.assign(execution, {
-    leaseMs: 3000,
-    heartbeatIntervalMs: 200,
-    sweepIntervalMs: 100,
-    throttledRetryMs: 100,
-    completionRetryBaseMs: 100,
-    ...settings,
+    ...FAST_EXECUTION,
+    ...env,
   });
   const db = t.app.get(DataSource);
   const tenant = await t.createTenant(`tenant-${randomUUID().slice(0, 8)}`, {
@@ -83,7 +103,6 @@ export async function startExecutionWorld(
     t,
     db,
     sink,
-    settings: execution,
     tenant,
     auth,
     async createTarget(options = {}) {
@@ -118,13 +137,18 @@ export async function startExecutionWorld(
       return res.body.id;
     },
     async insertRun(scheduleId, scheduledAt, options = {}) {
-      const ledger = t.app.get(OccurrenceLedger);
-      return db.transaction(async (em) => {
-        const [schedule] = await em.query(
+      const sql = t.app.get(SqlRunner);
+      return sql.transaction(async (tx) => {
+        const [schedule] = await sql.rows<{
+          tenant_id: string;
+          revision: number;
+          retry_max_attempts: number;
+        }>(
           'SELECT tenant_id, revision, retry_max_attempts FROM schedules WHERE id = $1',
           [scheduleId],
+          tx,
         );
-        const [inserted] = await ledger.insert(em, [
+        const [inserted] = await t.app.get(OccurrencesService).insert(tx, [
           {
             tenantId: schedule.tenant_id,
             scheduleId,
@@ -139,7 +163,9 @@ export async function startExecutionWorld(
           },
         ]);
         if (options.publish) {
-          await ledger.publish(em, [{ runId: inserted.id, tenantId: schedule.tenant_id }]);
+          await t.app
+            .get(RunJobsRepository)
+            .publish(tx, [{ runId: inserted.id, tenantId: schedule.tenant_id }]);
         }
         return inserted.id;
       });

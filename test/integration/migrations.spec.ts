@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
-import { dataSourceOptions } from '../../src/database/data-source-options';
-import { runMigrations } from '../../src/database/migrate';
+import { dataSourceOptions } from '../../src/database';
+import { migrateDatabase, SCHEMA } from '../../src/schema';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 
 describe('migrations', () => {
@@ -13,19 +13,19 @@ describe('migrations', () => {
 
   it('apply once even when several replicas start together (advisory lock)', async () => {
     const results = await Promise.all([
-      runMigrations(db.url),
-      runMigrations(db.url),
-      runMigrations(db.url),
+      migrateDatabase(db.url),
+      migrateDatabase(db.url),
+      migrateDatabase(db.url),
     ]);
     const applied = results.flatMap((r) => r.applied);
     const names = new Set(applied);
     expect(applied.length).toBe(names.size);
     expect(names.size).toBeGreaterThan(0);
-    expect(results.filter((r) => r.pgBossInstalled)).toHaveLength(1);
+    expect(results.filter((r) => r.installed.includes('pg-boss'))).toHaveLength(1);
   });
 
   it('agree with the entities: generating a migration yields nothing', async () => {
-    const dataSource = await new DataSource(dataSourceOptions(db.url, 1)).initialize();
+    const dataSource = await new DataSource(dataSourceOptions(db.url, SCHEMA, 1)).initialize();
     try {
       const sql = await dataSource.driver.createSchemaBuilder().log();
       expect(sql.upQueries.map((q) => q.query)).toEqual([]);
@@ -35,7 +35,7 @@ describe('migrations', () => {
   });
 
   it('keep pg-boss in its own schema', async () => {
-    const dataSource = await new DataSource(dataSourceOptions(db.url, 1)).initialize();
+    const dataSource = await new DataSource(dataSourceOptions(db.url, SCHEMA, 1)).initialize();
     try {
       const rows = await dataSource.query(
         `SELECT table_schema, count(*)::int AS n FROM information_schema.tables

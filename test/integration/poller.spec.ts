@@ -1,8 +1,9 @@
 import { DataSource } from 'typeorm';
-import { DueDispatcher } from '../../src/poller/due-dispatcher';
-import { PollerService } from '../../src/poller/poller.service';
-import { nextOccurrences } from '../../src/schedules/recurrence';
-import { SHARD_COUNT } from '../../src/due-index/shard';
+import { Transactions } from '../../src/database';
+import { OccurrencesService } from '../../src/occurrences';
+import { DueDispatcher, PollerService } from '../../src/poller';
+import { nextOccurrences } from '../../src/recurrence';
+import { SHARD_COUNT } from '../../src/due-index';
 import { eventually } from '../support/eventually';
 import { tenantWithTarget } from '../support/scheduling';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -270,9 +271,8 @@ describe('poller: due-time discovery and durable dispatch', () => {
         expect(rows).toHaveLength(1);
         return rows;
       });
-      const ledger = t.app.get(DueDispatcher)['ledger'];
-      const again = await db.transaction((em) =>
-        ledger.insert(em, [
+      const again = await t.app.get(Transactions).run((tx) =>
+        t.app.get(OccurrencesService).insert(tx, [
           {
             tenantId: first.tenant_id,
             scheduleId: first.schedule_id,

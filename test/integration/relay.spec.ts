@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { RelayService } from '../../src/relay/relay.service';
+import { RelayService } from '../../src/relay';
 import { ExecutionWorld, startExecutionWorld } from './execution.fixtures';
 
 describe('relay: outbox repair and housekeeping', () => {

@@ -1,8 +1,8 @@
 import { chmodSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmbeddedPostgres } from '../../src/database/embedded-postgres';
-import { runMigrations } from '../../src/database/migrate';
+import { startEmbeddedPostgres } from '../../src/embedded-postgres';
+import { migrateDatabase } from '../../src/schema';
 import { adminQuery, SERVER_URL_ENV, TEMPLATE_ENV, withDatabaseName } from './test-postgres';
 
 /**
@@ -25,7 +25,7 @@ export default async function globalSetup(): Promise<void> {
   const template = `dueline_tpl_${process.pid}`;
   await adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${template}`);
   await adminQuery(serverUrl, `CREATE DATABASE ${template}`);
-  await runMigrations(withDatabaseName(serverUrl, template));
+  await migrateDatabase(withDatabaseName(serverUrl, template));
   process.env[SERVER_URL_ENV] = serverUrl;
   process.env[TEMPLATE_ENV] = template;
 }

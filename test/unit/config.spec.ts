@@ -1,4 +1,4 @@
-import { loadConfig } from '../../src/config/app-config';
+import { loadConfig } from '../../src/config';
 
 describe('loadConfig', () => {
   const base = { DATABASE_URL: 'postgres://u@h/db', ADMIN_TOKEN: 'a'.repeat(16) };
@@ -26,7 +26,8 @@ describe('loadConfig', () => {
     });
     expect(config.port).toBe(8080);
     expect([...config.roles]).toEqual(['worker', 'poller']);
-    expect(config.targetAllowedHosts).toBe('localhost,10.0.0.5');
+    expect([...config.targetAllowedHosts.names]).toEqual(['localhost']);
+    expect([...config.targetAllowedHosts.ips]).toEqual(['10.0.0.5']);
     expect(config.logLevel).toBe('debug');
   });
 
@@ -39,7 +40,41 @@ describe('loadConfig', () => {
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
     [{ DATABASE_URL: 'postgres://u@h/db' }, 'ADMIN_TOKEN'],
     [{ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN'],
+    [{ TARGET_ALLOWED_HOSTS: 'http://x' }, 'TARGET_ALLOWED_HOSTS'],
+    [
+      { EXECUTION_LEASE_MS: '1000', EXECUTION_HEARTBEAT_INTERVAL_MS: '900' },
+      'EXECUTION_HEARTBEAT_INTERVAL_MS',
+    ],
+    [{ WORKER_CONCURRENCY: '10', WORKER_BATCH_SIZE: '20' }, 'WORKER_BATCH_SIZE'],
+    [{ WORKER_POLLING_INTERVAL_MS: '100' }, 'WORKER_POLLING_INTERVAL_MS'],
+    [{ RELAY_INTERVAL_MS: 'soon' }, 'RELAY_INTERVAL_MS'],
   ])('fails fast with one line naming the variable: %p', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(new RegExp(`^Invalid configuration: ${variable} `));
+  });
+
+  it('reads the engine knobs into typed groups', () => {
+    const config = loadConfig({
+      EXECUTION_LEASE_MS: '4000',
+      EXECUTION_HEARTBEAT_INTERVAL_MS: '1000',
+      WORKER_CONCURRENCY: '50',
+      WORKER_BATCH_SIZE: '25',
+      RELAY_SWEEP_INTERVAL_MS: '250',
+      QUEUE_POOL_SIZE: '4',
+      DATABASE_POOL_SIZE: '8',
+    });
+    expect(config.execution).toMatchObject({ leaseMs: 4000, heartbeatIntervalMs: 1000 });
+    expect(config.worker).toMatchObject({ concurrency: 50, batchSize: 25 });
+    expect(config.relay.sweepIntervalMs).toBe(250);
+    expect(config.queue.poolSize).toBe(4);
+    expect(config.database.poolSize).toBe(8);
+  });
+
+  it('is frozen: nothing can change it after boot', () => {
+    const config = loadConfig({});
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.execution)).toBe(true);
+    expect(() => {
+      (config.execution as { leaseMs: number }).leaseMs = 1;
+    }).toThrow(TypeError);
   });
 });

@@ -1,12 +1,9 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import type { AppConfig } from '../../config/app-config';
-import { APP_CONFIG } from '../../config/config.module';
-import { AUTH_MODE, AuthMode } from '../../common/auth/public.decorator';
-import { UnauthorizedError } from '../../common/problem/domain-errors';
-import { tokensEqual } from '../../tenants/api-key';
-import { TenantsService } from '../../tenants/tenants.service';
+import { type AppConfig, APP_CONFIG } from '../../config';
+import { AUTH_MODE, AuthMode, UnauthorizedError } from '../../common';
+import { tokensEqual, TenantsService } from '../../tenants';
 import type { AuthenticatedRequest } from './current-tenant.decorator';
 
 /**

@@ -1,5 +1,5 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
-import type { Tenant } from '../../tenants/tenant';
+import type { Tenant } from '../../tenants';
 
 export interface AuthenticatedRequest {
   tenant?: Tenant;

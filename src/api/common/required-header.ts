@@ -1,4 +1,4 @@
-import { PreconditionRequiredError, ValidationError } from '../../common/problem/domain-errors';
+import { PreconditionRequiredError, ValidationError } from '../../common';
 
 const PRINTABLE = /^[\x21-\x7e]{1,255}$/;
 

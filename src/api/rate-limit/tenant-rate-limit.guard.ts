@@ -1,8 +1,6 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
-import type { AppConfig } from '../../config/app-config';
-import { APP_CONFIG } from '../../config/config.module';
-import { Clock } from '../../common/clock/clock';
-import { RateLimitedError } from '../../common/problem/domain-errors';
+import { type AppConfig, APP_CONFIG } from '../../config';
+import { Clock, RateLimitedError } from '../../common';
 import type { AuthenticatedRequest } from '../auth/current-tenant.decorator';
 import { TokenBuckets } from './token-bucket';
 
@@ -19,7 +17,7 @@ export class TenantRateLimitGuard implements CanActivate {
     private readonly clock: Clock,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.buckets = new TokenBuckets(config.managementRatePerSecond, config.managementBurst);
+    this.buckets = new TokenBuckets(config.management.ratePerSecond, config.management.burst);
   }
 
   canActivate(context: ExecutionContext): boolean {

@@ -1,11 +1,7 @@
-import { ConflictError, NotFoundError, ValidationError } from '../../common/problem/domain-errors';
-import type {
-  AttemptReport,
-  Claim,
-  ClaimResult,
-  CompletionResult,
-  HeartbeatResult,
-} from '../../occurrences/run';
+import type { Claim, ClaimRefusal, ClaimResult } from '../../admission';
+import { ConflictError, NotFoundError } from '../../common';
+import type { AttemptReport, CompletionResult, HeartbeatResult } from '../../execution';
+import type { RunReason } from '../../run-vocabulary';
 import type { CompleteRunDto } from './run-request.dto';
 
 /**
@@ -13,15 +9,17 @@ import type { CompleteRunDto } from './run-request.dto';
  * answers with results (the built-in worker branches on them), HTTP answers 404 or 409.
  */
 
-const CLAIM_REFUSALS: Record<Exclude<ClaimResult, { claimed: true }>['reason'], string> = {
+const CLAIM_REFUSALS: Record<ClaimRefusal, string> = {
   not_found: 'not found',
   finished: 'has already ended',
   already_claimed: 'is held by another worker',
-  cancelled: 'was cancelled',
-  exhausted: 'has no attempts or retry time left',
+  cancelled_by_request: 'was cancelled',
+  schedule_cancelled: 'belongs to a cancelled schedule',
+  attempts_exhausted: 'has no attempts left',
+  retry_deadline_exceeded: 'has no retry time left',
   not_due: 'is not due yet',
-  throttled: "would exceed the tenant's maxConcurrentRuns",
-  rate_limited: "would exceed the tenant's dispatchRatePerSecond; retry shortly",
+  throttled_concurrency: "would exceed the tenant's maxConcurrentRuns",
+  throttled_rate: "would exceed the tenant's dispatchRatePerSecond; retry shortly",
   overlap: 'would overlap a running run of its schedule',
   contended: 'changed while being claimed; try again',
 };
@@ -58,7 +56,10 @@ function staleFence(runId: string, fencingToken: number, state?: string): Confli
   return new ConflictError(
     `fencing token ${fencingToken} no longer holds run ${runId}: its lease expired or another ` +
       'worker claimed it; stop and write nothing',
-    { reason: 'stale_fencing_token', ...(state ? { currentState: state } : {}) },
+    {
+      reason: 'stale_fencing_token' satisfies RunReason,
+      ...(state ? { currentState: state } : {}),
+    },
   );
 }
 
@@ -92,20 +93,4 @@ export function toAttemptReport(dto: CompleteRunDto): AttemptReport {
     case 'cancelled':
       return { ...base, outcome: 'cancelled', mayHaveActed: true };
   }
-}
-
-/** Opaque list cursors: the id of the last run seen, base64url-encoded. */
-export function encodeRunCursor(afterId: string | null): string | null {
-  return afterId === null ? null : Buffer.from(afterId).toString('base64url');
-}
-
-export function decodeRunCursor(cursor: string | undefined): string | undefined {
-  if (cursor === undefined) return undefined;
-  const id = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id)) {
-    throw new ValidationError('cursor is not one this API issued', [
-      { field: 'cursor', message: 'cursor is malformed' },
-    ]);
-  }
-  return id;
 }

@@ -1,32 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
-import { MAX_ATTEMPT_ERROR_LENGTH } from '../../attempts/attempt';
-import { RUN_STATES, type RunState } from '../../occurrences/occurrence';
-import { RUN_PAGE_LIMITS } from '../../occurrences/occurrences.service';
+import { MAX_ATTEMPT_ERROR_LENGTH } from '../../attempts';
+import { RUN_STATES, type RunState } from '../../run-vocabulary';
+import { Absentable, PageQueryDto } from '../common/page-query.dto';
 
-/** Like @IsOptional, but only for an absent field: `null` is not a way to skip validation. */
-const Absentable = (): PropertyDecorator => ValidateIf((_object, value) => value !== undefined);
-
-export class ListRunsQueryDto {
-  @ApiPropertyOptional({
-    minimum: 1,
-    maximum: RUN_PAGE_LIMITS.maxSize,
-    default: RUN_PAGE_LIMITS.defaultSize,
-  })
-  @Absentable()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(RUN_PAGE_LIMITS.maxSize)
-  limit?: number;
-
-  @ApiPropertyOptional({ description: 'nextCursor from the previous page', maxLength: 200 })
-  @Absentable()
-  @IsString()
-  @MaxLength(200)
-  cursor?: string;
-
+export class ListRunsQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: RUN_STATES, description: 'only runs in this state' })
   @Absentable()
   @IsIn(RUN_STATES)

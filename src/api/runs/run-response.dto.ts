@@ -1,7 +1,20 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ATTEMPT_OUTCOMES, type Attempt } from '../../attempts/attempt';
-import { RUN_STATES } from '../../occurrences/occurrence';
-import type { Claim, Run, RunWithAttempts } from '../../occurrences/run';
+import type { Claim } from '../../admission';
+import type { Attempt } from '../../attempts';
+import type { Run, RunWithAttempts } from '../../occurrences';
+import { RUN_TRIGGERS } from '../../occurrences';
+import {
+  ATTEMPT_OUTCOMES,
+  RUN_REASON_CODES,
+  RUN_REASONS,
+  RUN_STATES,
+  type RunReason,
+} from '../../run-vocabulary';
+
+/** The reason codes with what each means, for the OpenAPI description. */
+const REASONS_DESCRIBED = RUN_REASON_CODES.map(
+  (code) => `- \`${code}\`: ${RUN_REASONS[code]}`,
+).join('\n');
 
 const iso = (date: Date | null): string | null => date?.toISOString() ?? null;
 
@@ -26,9 +39,15 @@ export class RunDto {
   @ApiProperty({ example: '2027-01-01T10:00:00+01:00', description: 'local wall time with offset' })
   scheduledLocal: string;
   @ApiProperty({ enum: RUN_STATES }) state: string;
-  @ApiProperty({ nullable: true, description: 'why it is in this state, where there is a why' })
-  reason: string | null;
-  @ApiProperty({ enum: ['schedule', 'manual'] }) trigger: string;
+  @ApiProperty({
+    enum: RUN_REASON_CODES,
+    nullable: true,
+    description: `Why it is in this state, as a machine code (null where there is no why):\n${REASONS_DESCRIBED}`,
+  })
+  reason: RunReason | null;
+  @ApiProperty({ nullable: true, description: 'free text beside the reason (an error message)' })
+  reasonDetail: string | null;
+  @ApiProperty({ enum: RUN_TRIGGERS }) trigger: string;
   @ApiProperty() attemptCount: number;
   @ApiProperty() maxAttempts: number;
   @ApiProperty({ description: 'raised by every claim' }) fencingToken: number;
@@ -50,6 +69,7 @@ export class RunDto {
       scheduledLocal: run.scheduledLocal,
       state: run.state,
       reason: run.reason,
+      reasonDetail: run.reasonDetail,
       trigger: run.trigger,
       attemptCount: run.attemptCount,
       maxAttempts: run.maxAttempts,
@@ -156,6 +176,7 @@ export class HeartbeatResponseDto {
 export class CompleteResponseDto {
   @ApiProperty({ format: 'uuid' }) runId: string;
   @ApiProperty({ enum: RUN_STATES }) state: string;
-  @ApiProperty({ nullable: true }) reason: string | null;
+  @ApiProperty({ enum: RUN_REASON_CODES, nullable: true }) reason: RunReason | null;
+  @ApiProperty({ nullable: true }) reasonDetail: string | null;
   @ApiProperty({ format: 'date-time', nullable: true }) nextAttemptAt: string | null;
 }

@@ -7,11 +7,11 @@ import {
   ApiParam,
   ApiTags,
 } from '@nestjs/swagger';
-import { ValidationError } from '../../common/problem/domain-errors';
-import { ApiProblems } from '../../common/openapi/problem.dto';
-import { OccurrencesService } from '../../occurrences/occurrences.service';
-import { RunExecutionService } from '../../occurrences/run-execution.service';
-import type { Tenant } from '../../tenants/tenant';
+import { ValidationError, ApiProblems } from '../../common';
+import { AdmissionService } from '../../admission';
+import { ExecutionService } from '../../execution';
+import { OccurrencesService } from '../../occurrences';
+import type { Tenant } from '../../tenants';
 import { CurrentTenant } from '../auth/current-tenant.decorator';
 import { ResourceIdPipe } from '../common/resource-id.pipe';
 import { acceptedOrThrow, claimOrThrow, heldOrThrow, toAttemptReport } from './run-contract.mapper';
@@ -37,7 +37,8 @@ const WORKER_ID = /^[\x21-\x7e]{1,200}$/;
 export class RunsController {
   constructor(
     private readonly runs: OccurrencesService,
-    private readonly execution: RunExecutionService,
+    private readonly admission: AdmissionService,
+    private readonly execution: ExecutionService,
   ) {}
 
   @Get(':id')
@@ -81,7 +82,7 @@ export class RunsController {
     if (workerId !== undefined && !WORKER_ID.test(workerId)) {
       throw new ValidationError('X-Worker-Id must be 1-200 printable ASCII characters');
     }
-    const result = await this.execution.claim(tenant.id, id, workerId ?? 'external');
+    const result = await this.admission.claim(tenant.id, id, workerId ?? 'external');
     return ClaimResponseDto.from(claimOrThrow(id, result));
   }
 
@@ -126,6 +127,7 @@ export class RunsController {
       runId: id,
       state: accepted.state,
       reason: accepted.reason,
+      reasonDetail: accepted.reasonDetail,
       nextAttemptAt: accepted.nextAttemptAt?.toISOString() ?? null,
     };
   }

@@ -8,12 +8,12 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ApiProblems } from '../../common/openapi/problem.dto';
-import { OccurrencesService } from '../../occurrences/occurrences.service';
-import type { Tenant } from '../../tenants/tenant';
+import { ApiProblems, decodeCursor, encodeCursor } from '../../common';
+import { OccurrencesService } from '../../occurrences';
+import { SchedulesService } from '../../schedules';
+import type { Tenant } from '../../tenants';
 import { CurrentTenant } from '../auth/current-tenant.decorator';
 import { ResourceIdPipe } from '../common/resource-id.pipe';
-import { decodeRunCursor, encodeRunCursor } from './run-contract.mapper';
 import { ListRunsQueryDto } from './run-request.dto';
 import { RunDto, RunPageDto } from './run-response.dto';
 
@@ -26,7 +26,10 @@ const scheduleId = new ResourceIdPipe('schedule');
 @ApiParam({ name: 'id', format: 'uuid', description: 'schedule id' })
 @Controller('schedules')
 export class ScheduleRunsController {
-  constructor(private readonly runs: OccurrencesService) {}
+  constructor(
+    private readonly runs: OccurrencesService,
+    private readonly schedules: SchedulesService,
+  ) {}
 
   @Get(':id/runs')
   @ApiOperation({
@@ -42,9 +45,9 @@ export class ScheduleRunsController {
     const page = await this.runs.list(tenant.id, id, {
       state: query.state,
       limit: query.limit,
-      afterId: decodeRunCursor(query.cursor),
+      afterId: decodeCursor(query.cursor),
     });
-    return { items: page.items.map(RunDto.from), nextCursor: encodeRunCursor(page.nextAfterId) };
+    return { items: page.items.map(RunDto.from), nextCursor: encodeCursor(page.nextAfterId) };
   }
 
   @Post(':id/trigger')
@@ -56,7 +59,7 @@ export class ScheduleRunsController {
     @Param('id', scheduleId) id: string,
     @Res({ passthrough: true }) res: Response,
   ): Promise<RunDto> {
-    const run = await this.runs.trigger(tenant.id, id);
+    const run = await this.schedules.trigger(tenant.id, id);
     res.status(201).location(`/runs/${run.id}`);
     return RunDto.from(run);
   }

@@ -15,9 +15,10 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
-import { NoControlCharacters } from '../../common/validation/no-control-characters';
-import { MISSED_RUN_POLICIES, OVERLAP_POLICIES } from '../../schedules/schedule';
-import { SCHEDULE_LIMITS } from '../../schedules/schedule-limits';
+import { NoControlCharacters } from '../../common';
+import { OVERLAP_POLICIES } from '../../overlap';
+import { MISSED_RUN_POLICIES, SCHEDULE_LIMITS } from '../../schedules';
+import { PageQueryDto } from '../common/page-query.dto';
 
 export class DstPolicyDto {
   @ApiPropertyOptional({ enum: ['skip', 'shift_forward'], default: 'skip' })
@@ -219,21 +220,7 @@ export class PreviewRequestDto {
   endAt?: string;
 }
 
-export class ListSchedulesQueryDto {
-  @ApiPropertyOptional({ default: 50, minimum: 1, maximum: 100 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit?: number;
-
-  @ApiPropertyOptional({ description: 'nextCursor from the previous page' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(200)
-  cursor?: string;
-
+export class ListSchedulesQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: ['active', 'paused', 'cancelled', 'completed'] })
   @IsOptional()
   @IsIn(['active', 'paused', 'cancelled', 'completed'])

@@ -1,6 +1,5 @@
-import { ValidationError } from '../../common/problem/domain-errors';
-import type { ScheduleInput } from '../../schedules/schedule-definition';
-import type { ScheduleEdit } from '../../schedules/schedules.service';
+import { ValidationError } from '../../common';
+import type { ScheduleInput, ScheduleEdit } from '../../schedules';
 import type {
   CreateScheduleDto,
   ScheduleFieldsDto,
@@ -49,18 +48,4 @@ export function parseRevision(header: string): number {
 
 export function etagOf(revision: number): string {
   return `"${revision}"`;
-}
-
-/** Opaque list cursors: the id of the last item seen, base64url-encoded. */
-export function encodeCursor(afterId: string | null): string | null {
-  return afterId === null ? null : Buffer.from(afterId).toString('base64url');
-}
-
-export function decodeCursor(cursor: string | undefined): string | undefined {
-  if (cursor === undefined) return undefined;
-  const id = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id)) {
-    throw new ValidationError('cursor is not one this API issued');
-  }
-  return id;
 }

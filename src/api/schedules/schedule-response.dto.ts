@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import type { Occurrence } from '../../schedules/recurrence';
-import type { Schedule } from '../../schedules/schedule';
+import type { Occurrence } from '../../recurrence';
+import type { Schedule } from '../../schedules';
 import { DstPolicyDto, RetryPolicyDto } from './schedule-request.dto';
 
 class ScheduleLinksDto {

@@ -21,9 +21,9 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { ApiProblems } from '../../common/openapi/problem.dto';
-import { SchedulesService } from '../../schedules/schedules.service';
-import type { Tenant } from '../../tenants/tenant';
+import { ApiProblems, decodeCursor, encodeCursor } from '../../common';
+import { SchedulesService } from '../../schedules';
+import type { Tenant } from '../../tenants';
 import { CurrentTenant } from '../auth/current-tenant.decorator';
 import { requireIdempotencyKey, requireIfMatch } from '../common/required-header';
 import { ResourceIdPipe } from '../common/resource-id.pipe';
@@ -34,14 +34,7 @@ import {
   PreviewRequestDto,
   UpdateScheduleDto,
 } from './schedule-request.dto';
-import {
-  decodeCursor,
-  encodeCursor,
-  etagOf,
-  parseRevision,
-  toScheduleEdit,
-  toScheduleInput,
-} from './schedule-request.mapper';
+import { etagOf, parseRevision, toScheduleEdit, toScheduleInput } from './schedule-request.mapper';
 import {
   PreviewDto,
   PreviewInstantDto,
@@ -98,7 +91,7 @@ export class SchedulesController {
   ): Promise<SchedulePageDto> {
     const page = await this.schedules.list(tenant.id, {
       status: query.status,
-      limit: query.limit ?? 50,
+      limit: query.limit,
       afterId: decodeCursor(query.cursor),
     });
     return { items: page.items.map(ScheduleDto.from), nextCursor: encodeCursor(page.nextAfterId) };

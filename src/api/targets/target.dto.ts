@@ -1,5 +1,4 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import {
   IsBoolean,
   IsIn,
@@ -11,28 +10,23 @@ import {
   MaxLength,
   Min,
   registerDecorator,
-  ValidateIf,
 } from 'class-validator';
-import { NoControlCharacters } from '../../common/validation/no-control-characters';
-import { MAX_TARGET_URL_LENGTH } from '../../targets/http/address-policy';
+import { NoControlCharacters } from '../../common';
 import {
   MAX_HEADER_VALUE_LENGTH,
   MAX_TARGET_HEADERS,
   targetHeaderProblems,
-} from '../../targets/target-headers';
-import {
   Target,
   TARGET_KINDS,
   TARGET_LIMITS,
   TARGET_METHODS,
   type TargetKind,
   type TargetMethod,
-} from '../../targets/target';
+} from '../../targets';
+import { MAX_TARGET_URL_LENGTH } from '../../delivery';
+import { Absentable, PageQueryDto } from '../common/page-query.dto';
 
 const L = TARGET_LIMITS;
-
-/** Like @IsOptional, but only for an absent field: `null` is not a way to skip validation. */
-const Absentable = (): PropertyDecorator => ValidateIf((_object, value) => value !== undefined);
 
 /** Same rules as the targets service, reported as one field error with every problem. */
 function IsTargetHeaders(): PropertyDecorator {
@@ -207,21 +201,7 @@ export class UpdateTargetDto {
   signingSecret?: string | null;
 }
 
-export class ListTargetsQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: L.maxPageSize, default: L.defaultPageSize })
-  @Absentable()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(L.maxPageSize)
-  limit?: number;
-
-  @ApiPropertyOptional({ description: 'nextCursor from the previous page', maxLength: 200 })
-  @Absentable()
-  @IsString()
-  @MaxLength(200)
-  cursor?: string;
-}
+export class ListTargetsQueryDto extends PageQueryDto {}
 
 export class TargetDto {
   @ApiProperty({ format: 'uuid' })

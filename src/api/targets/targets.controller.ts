@@ -8,9 +8,10 @@ import {
   ApiParam,
   ApiTags,
 } from '@nestjs/swagger';
-import { ApiProblems } from '../../common/openapi/problem.dto';
-import { TargetsService } from '../../targets/targets.service';
-import type { Tenant } from '../../tenants/tenant';
+import { ApiProblems, decodeCursor } from '../../common';
+import { ResourceIdPipe } from '../common/resource-id.pipe';
+import { TargetsService } from '../../targets';
+import type { Tenant } from '../../tenants';
 import { CurrentTenant } from '../auth/current-tenant.decorator';
 import {
   CreateTargetDto,
@@ -20,7 +21,7 @@ import {
   UpdateTargetDto,
 } from './target.dto';
 
-// No ParseUUIDPipe: a malformed id must answer 404 like any id the tenant cannot see.
+const targetId = new ResourceIdPipe('target');
 const ID_PARAM = { name: 'id', format: 'uuid', description: 'target id' } as const;
 
 @ApiTags('targets')
@@ -46,7 +47,10 @@ export class TargetsController {
     @CurrentTenant() tenant: Tenant,
     @Query() query: ListTargetsQueryDto,
   ): Promise<TargetPageDto> {
-    const page = await this.targets.list(tenant.id, query);
+    const page = await this.targets.list(tenant.id, {
+      limit: query.limit,
+      afterId: decodeCursor(query.cursor),
+    });
     return {
       items: page.items.map((target) => TargetDto.from(target)),
       nextCursor: page.nextCursor,
@@ -58,7 +62,10 @@ export class TargetsController {
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: TargetDto })
   @ApiProblems(404)
-  async get(@CurrentTenant() tenant: Tenant, @Param('id') id: string): Promise<TargetDto> {
+  async get(
+    @CurrentTenant() tenant: Tenant,
+    @Param('id', targetId) id: string,
+  ): Promise<TargetDto> {
     return TargetDto.from(await this.targets.get(tenant.id, id));
   }
 
@@ -69,7 +76,7 @@ export class TargetsController {
   @ApiProblems(400, 404, 409)
   async update(
     @CurrentTenant() tenant: Tenant,
-    @Param('id') id: string,
+    @Param('id', targetId) id: string,
     @Body() body: UpdateTargetDto,
   ): Promise<TargetDto> {
     return TargetDto.from(await this.targets.update(tenant.id, id, body));
@@ -84,7 +91,7 @@ export class TargetsController {
   @ApiParam(ID_PARAM)
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblems(404, 409)
-  async delete(@CurrentTenant() tenant: Tenant, @Param('id') id: string): Promise<void> {
+  async delete(@CurrentTenant() tenant: Tenant, @Param('id', targetId) id: string): Promise<void> {
     await this.targets.delete(tenant.id, id);
   }
 }

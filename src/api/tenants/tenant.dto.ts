@@ -10,8 +10,8 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { NoControlCharacters } from '../../common/validation/no-control-characters';
-import type { Tenant } from '../../tenants/tenant';
+import { NoControlCharacters } from '../../common';
+import type { Tenant } from '../../tenants';
 
 /** Optional but never null: an absent field keeps its value; null is not a value here. */
 const OptionalNotNull = () => ValidateIf((_: object, value: unknown) => value !== undefined);

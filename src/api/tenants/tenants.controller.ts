@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Param, ParseUUIDPipe, Patch, Post } from '@nestjs/common';
+import { Body, Controller, Get, Param, Patch, Post } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiCreatedResponse,
@@ -6,10 +6,12 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import { AdminOnly } from '../../common/auth/public.decorator';
-import { ApiProblems } from '../../common/openapi/problem.dto';
-import { TenantsService } from '../../tenants/tenants.service';
+import { AdminOnly, ApiProblems } from '../../common';
+import { TenantsService } from '../../tenants';
+import { ResourceIdPipe } from '../common/resource-id.pipe';
 import { CreatedTenantDto, CreateTenantDto, TenantDto, UpdateTenantDto } from './tenant.dto';
+
+const tenantId = new ResourceIdPipe('tenant');
 
 @ApiTags('tenants (admin)')
 @ApiBearerAuth('admin')
@@ -31,7 +33,7 @@ export class TenantsController {
   @ApiOperation({ summary: 'Read a tenant' })
   @ApiOkResponse({ type: TenantDto })
   @ApiProblems(404)
-  async get(@Param('id', new ParseUUIDPipe()) id: string): Promise<TenantDto> {
+  async get(@Param('id', tenantId) id: string): Promise<TenantDto> {
     return TenantDto.from(await this.tenants.get(id));
   }
 
@@ -40,7 +42,7 @@ export class TenantsController {
   @ApiOkResponse({ type: TenantDto })
   @ApiProblems(404)
   async update(
-    @Param('id', new ParseUUIDPipe()) id: string,
+    @Param('id', tenantId) id: string,
     @Body() body: UpdateTenantDto,
   ): Promise<TenantDto> {
     return TenantDto.from(await this.tenants.update(id, body));

@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { errorSummary } from '../../observability/error-summary';
+import { errorSummary } from '../error-summary';
 import { DomainError, FieldError } from './domain-errors';
 import { Problem, PROBLEM_CONTENT_TYPE, problemType } from './problem';
 

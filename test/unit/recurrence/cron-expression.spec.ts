@@ -1,4 +1,4 @@
-import { InvalidCronError, parseCron } from '../../../src/schedules/recurrence';
+import { InvalidCronError, parseCron } from '../../../src/recurrence';
 
 const range = (from: number, to: number, step = 1) => {
   const out: number[] = [];

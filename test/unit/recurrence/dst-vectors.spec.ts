@@ -8,7 +8,7 @@ import {
   type DstPolicy,
   type Occurrence,
   type RecurrenceSpec,
-} from '../../../src/schedules/recurrence';
+} from '../../../src/recurrence';
 import { intlLocalIso } from './intl-oracle';
 
 const SKIP_FIRST: DstPolicy = { nonexistent: 'skip', repeated: 'first' };

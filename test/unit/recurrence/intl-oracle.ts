@@ -3,7 +3,7 @@
  * (no luxon, no engine helpers): it reads the zone's wall clock minute by minute across a UTC
  * window and derives what each DST policy must produce by brute force.
  */
-import type { DstPolicy } from '../../../src/schedules/recurrence';
+import type { DstPolicy } from '../../../src/recurrence';
 
 export interface Wall {
   y: number;

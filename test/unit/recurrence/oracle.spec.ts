@@ -9,7 +9,7 @@ import {
   type DstPolicy,
   type NonexistentPolicy,
   type RepeatedPolicy,
-} from '../../../src/schedules/recurrence';
+} from '../../../src/recurrence';
 import { bruteForce, type Wall } from './intl-oracle';
 
 interface Window {

@@ -11,7 +11,7 @@ import {
   toLocalIso,
   type DstPolicy,
   type RecurrenceSpec,
-} from '../../../src/schedules/recurrence';
+} from '../../../src/recurrence';
 import { intlLocalIso } from './intl-oracle';
 
 const iso = (d: Date) => d.toISOString();
@@ -515,7 +515,7 @@ describe('engine hygiene', () => {
   });
 
   it('never reads the clock (time is always passed in)', () => {
-    const dir = join(__dirname, '../../../src/schedules/recurrence');
+    const dir = join(__dirname, '../../../src/recurrence');
     for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
       const source = readFileSync(join(dir, file), 'utf8');
       expect({ file, clock: /Date\.now\(|new Date\(\)|performance\.now\(/.test(source) }).toEqual({

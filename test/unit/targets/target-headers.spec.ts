@@ -1,4 +1,4 @@
-import { buildRequestHeaders, type TargetRequest } from '../../../src/targets/http/target-invoker';
+import { buildRequestHeaders, type TargetRequest } from '../../../src/delivery/target-invoker';
 import {
   MAX_TARGET_HEADERS,
   reservedHeaderReason,

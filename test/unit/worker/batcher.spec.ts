@@ -1,5 +1,4 @@
-import type { CompletionResult } from '../../../src/occurrences/run';
-import type { Completion } from '../../../src/occurrences/run-execution.service';
+import type { Completion, CompletionResult } from '../../../src/execution';
 import { Batcher } from '../../../src/worker/batcher';
 
 const completion = (runId: string): Completion => ({
@@ -12,7 +11,8 @@ const completion = (runId: string): Completion => ({
 const accepted = (runId: string): CompletionResult => ({
   accepted: true,
   state: 'SUCCEEDED',
-  reason: runId,
+  reason: null,
+  reasonDetail: runId,
   nextAttemptAt: null,
   retryInMs: null,
 });
@@ -39,7 +39,7 @@ describe('Batcher', () => {
     const batcher = batcher100(r);
     const results = await Promise.all(['a', 'b', 'c'].map((id) => batcher.submit(completion(id))));
     expect(r.batches).toEqual([['a', 'b', 'c']]);
-    expect(results.map((x) => x.accepted && x.reason)).toEqual(['a', 'b', 'c']);
+    expect(results.map((x) => x.accepted && x.reasonDetail)).toEqual(['a', 'b', 'c']);
   });
 
   it('never exceeds the batch size; what arrives during a batch goes in the next', async () => {

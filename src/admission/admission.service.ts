@@ -1,0 +1,187 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config';
+import type { Tx } from '../database';
+import { Lifecycle } from '../observability';
+import { claimBlockedByOverlap, OverlapService } from '../overlap';
+import { RunJobsRepository } from '../queue';
+import type { RunReason } from '../run-vocabulary';
+import { AdmissionRepository, type ClaimDiagnosisRecord } from './admission.repository';
+import type { Claim, ClaimOptions, ClaimRefusal, ClaimRequest, ClaimResult } from './claim';
+import { claimRefusal } from './claim-refusal';
+
+/**
+ * Admission: the claim. A run starts (RUNNING under a new fencing token, its attempt appended)
+ * only when its tenant has a permit and a rate token and its schedule's overlap policy allows
+ * it, all decided by one statement under the tenant's permit lock (see CLAIM_RUNS). The built-in
+ * worker and the HTTP worker contract both claim here.
+ */
+@Injectable()
+export class AdmissionService {
+  /** Source of the jitter on a throttled run's requeue. */
+  private readonly random: () => number = Math.random;
+
+  constructor(
+    private readonly admission: AdmissionRepository,
+    private readonly overlap: OverlapService,
+    private readonly jobs: RunJobsRepository,
+    private readonly lifecycle: Lifecycle,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * The batched claim's statement with one run decides, under the tenant's and the schedule's
+   * locks; a run it does not take is diagnosed and refused with the reason. A refused run that
+   * can never run is ended here (CANCELLED, FAILED, SKIPPED); one that must wait shows why.
+   */
+  async claim(
+    tenantId: string,
+    runId: string,
+    workerId: string,
+    options: ClaimOptions = {},
+  ): Promise<ClaimResult> {
+    const run = { runId, tenantId };
+    const result = await this.admission.transaction(async (tx): Promise<ClaimResult> => {
+      await this.admission.lockForClaim(tx, runId, tenantId);
+      let diagnosis: ClaimDiagnosisRecord | null = null;
+      // Under the tenant lock permits and rate tokens only come back, so a second try settles
+      // any race.
+      for (let round = 0; round < 2; round++) {
+        const [claim] = await this.admission.claimMany(
+          tx,
+          [run],
+          workerId,
+          this.config.execution.leaseMs,
+        );
+        if (claim) return { claimed: true, claim };
+        diagnosis = await this.admission.diagnose(tx, runId, tenantId);
+        const reason = claimRefusal(diagnosis);
+        if (reason) return this.refuse(tx, run, reason, diagnosis, options);
+      }
+      return this.refuse(tx, run, 'contended', diagnosis, options);
+    });
+    if (result.claimed) {
+      this.claimed(result.claim);
+    } else {
+      this.lifecycle.emit({
+        kind: 'claim.refused',
+        tenantId,
+        runId,
+        reason: result.reason,
+        job: options.requeue === true,
+      });
+    }
+    return result;
+  }
+
+  /**
+   * The fast path of a busy worker: claims what it can of a batch of runs (of any tenants) in
+   * one transaction of two statements (the tenants' permit locks, then CLAIM_RUNS). Runs it did
+   * not take are not refused: the caller claims each alone with claim(), which says why and
+   * requeues or ends it.
+   */
+  async claimBatch(runs: readonly ClaimRequest[], workerId: string): Promise<Claim[]> {
+    if (runs.length === 0) return [];
+    const claims = await this.admission.transaction(async (tx) => {
+      await this.admission.lockTenantsPermits(
+        tx,
+        runs.map((run) => run.tenantId),
+      );
+      return this.admission.claimMany(tx, runs, workerId, this.config.execution.leaseMs);
+    });
+    for (const claim of claims) this.claimed(claim);
+    return claims;
+  }
+
+  /**
+   * Holds tenant `tenantId`'s permit lock until `tx` ends: whatever `tx` does then is ordered
+   * with the tenant's claims (the lease sweeper: a claim that makes a run wait for its turn and
+   * the sweep that hands the turn over never interleave).
+   */
+  async holdTenantPermits(tx: Tx, tenantId: string): Promise<void> {
+    await this.admission.lockTenantsPermits(tx, [tenantId]);
+  }
+
+  private async refuse(
+    tx: Tx,
+    run: ClaimRequest,
+    reason: ClaimRefusal,
+    d: ClaimDiagnosisRecord | null,
+    options: ClaimOptions,
+  ): Promise<ClaimResult> {
+    const refused = (requeuedInMs: number | null = null): ClaimResult => ({
+      claimed: false,
+      reason,
+      state: d?.state ?? null,
+      requeuedInMs,
+    });
+    const requeue = async (inMs: number): Promise<ClaimResult> => {
+      if (!options.requeue || !d) return refused();
+      const delay = Math.max(1, Math.ceil(inMs));
+      await this.jobs.publish(tx, [run], new Date(d.dbNow.getTime() + delay));
+      return refused(delay);
+    };
+    const end = async (state: 'CANCELLED' | 'FAILED' | 'SKIPPED', why: RunReason) => {
+      if (!d) return refused();
+      const ended = await this.admission.endWaiting(tx, run, state, why, d.reasonDetail);
+      if (ended) {
+        await this.overlap.runEnded(tx, {
+          scheduleId: d.scheduleId,
+          overlapPolicy: d.overlapPolicy,
+          endedWhileWaiting: d.reason === 'waiting_for_previous',
+        });
+      }
+      return { ...refused(), state: ended ? state : d.state };
+    };
+    const shortly = () => this.config.execution.throttledRetryMs * (1 + this.random());
+    switch (reason) {
+      case 'not_found':
+      case 'finished':
+      case 'already_claimed':
+        return refused();
+      case 'cancelled_by_request':
+      case 'schedule_cancelled':
+        return end('CANCELLED', reason);
+      case 'attempts_exhausted':
+      case 'retry_deadline_exceeded':
+        return end('FAILED', reason);
+      case 'not_due':
+        // +1 ms: the job's Date carries milliseconds, the run's instant may carry microseconds.
+        return requeue(d ? d.dueAt.getTime() - d.dbNow.getTime() + 1 : 0);
+      case 'overlap': {
+        if (!d || (d.state !== 'QUEUED' && d.state !== 'RETRY_WAIT')) return refused();
+        switch (claimBlockedByOverlap(d.overlapPolicy, d.state)) {
+          case 'skip':
+            return end('SKIPPED', 'overlap');
+          case 'wait':
+            // No new job: the running run's end hands the turn over (see the overlap module).
+            await this.admission.noteWaiting(tx, run, 'waiting_for_previous');
+            return refused();
+          case 'retry_later':
+            return requeue(shortly());
+        }
+        return refused();
+      }
+      case 'throttled_concurrency':
+        if (d?.state === 'QUEUED') await this.admission.noteWaiting(tx, run, reason);
+        return requeue(shortly());
+      case 'throttled_rate':
+        if (d?.state === 'QUEUED') await this.admission.noteWaiting(tx, run, reason);
+        return requeue(d?.rateWaitMs ?? shortly());
+      case 'contended':
+        return requeue(shortly());
+    }
+  }
+
+  private claimed(claim: Claim): void {
+    this.lifecycle.emit({
+      kind: 'run.claimed',
+      run: {
+        tenantId: claim.tenantId,
+        scheduleId: claim.scheduleId,
+        runId: claim.runId,
+        attempt: claim.attempt,
+        fencingToken: claim.fencingToken,
+      },
+    });
+  }
+}

@@ -1,0 +1,36 @@
+import type { RunState } from '../run-vocabulary';
+import type { ClaimRefusal } from './claim';
+
+/** Why the claim statement did not take a run, read right after it in its transaction. */
+export interface ClaimDiagnosis {
+  state: RunState;
+  notDue: boolean;
+  scheduleCancelled: boolean;
+  cancelRequested: boolean;
+  attemptsExhausted: boolean;
+  deadlinePassed: boolean;
+  tenantAtCapacity: boolean;
+  overlapping: boolean;
+  /** How long until the tenant has a whole rate token (0: it has one now). */
+  rateWaitMs: number;
+}
+
+/**
+ * The refusal to report, most final first: a cancelled or exhausted run is ended whatever else
+ * holds it back. Null when nothing blocks any more (a permit was released meanwhile): claim
+ * again.
+ */
+export function claimRefusal(d: ClaimDiagnosis | null): ClaimRefusal | null {
+  if (!d) return 'not_found';
+  if (d.state === 'RUNNING') return 'already_claimed';
+  if (d.state !== 'QUEUED' && d.state !== 'RETRY_WAIT') return 'finished';
+  if (d.scheduleCancelled) return 'schedule_cancelled';
+  if (d.cancelRequested) return 'cancelled_by_request';
+  if (d.attemptsExhausted) return 'attempts_exhausted';
+  if (d.deadlinePassed) return 'retry_deadline_exceeded';
+  if (d.notDue) return 'not_due';
+  if (d.overlapping) return 'overlap';
+  if (d.tenantAtCapacity) return 'throttled_concurrency';
+  if (d.rateWaitMs > 0) return 'throttled_rate';
+  return null;
+}

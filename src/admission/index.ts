@@ -1,0 +1,5 @@
+export { AdmissionModule } from './admission.module';
+export { AdmissionService } from './admission.service';
+export type { Claim, ClaimOptions, ClaimRefusal, ClaimRequest, ClaimResult } from './claim';
+export { claimRefusal, type ClaimDiagnosis } from './claim-refusal';
+export { DispatchBudgetEntity } from './dispatch-budget.entity';

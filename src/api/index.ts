@@ -1,0 +1,1 @@
+export { ApiModule } from './api.module';

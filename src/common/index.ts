@@ -1,0 +1,27 @@
+export { AdminOnly, AUTH_MODE, Public, type AuthMode } from './auth/public.decorator';
+export { canonicalJson, canonicalSha256 } from './canonical-json';
+export { Clock } from './clock/clock';
+export { isUuid, UUID_PATTERN } from './ids/uuid';
+export { PeriodicLoop } from './loop/periodic-loop';
+export { ApiProblems, FieldErrorDto, ProblemDto } from './openapi/problem.dto';
+export { decodeCursor, encodeCursor, PAGE_LIMITS, pageSize } from './pagination/page';
+export {
+  ConflictError,
+  DomainError,
+  IdempotencyKeyReusedError,
+  NotFoundError,
+  PayloadTooLargeError,
+  PreconditionRequiredError,
+  QuotaExceededError,
+  RateLimitedError,
+  StaleRevisionError,
+  UnauthorizedError,
+  ValidationError,
+  type DomainErrorCode,
+  type FieldError,
+} from './problem/domain-errors';
+export { ProblemFilter } from './problem/problem.filter';
+export { PROBLEM_CONTENT_TYPE, problemType, type Problem } from './problem/problem';
+export { NoControlCharacters } from './validation/no-control-characters';
+export { StrictValidationPipe } from './validation/validation.pipe';
+export { errorSummary } from './error-summary';

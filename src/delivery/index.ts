@@ -1,0 +1,20 @@
+export {
+  ALLOWED_HOSTS_ENV,
+  MAX_TARGET_URL_LENGTH,
+  canonicalIp,
+  checkResolvedAddress,
+  checkTargetUrl,
+  classifyAddress,
+  NO_ALLOWED_HOSTS,
+  parseAllowedHosts,
+  type AllowedHosts,
+} from './address-policy';
+export { classifyOutcome, type OutcomeClassification } from './outcome-classifier';
+export { TargetConnections } from './target-connections';
+export {
+  invokeTarget,
+  type InvokeOptions,
+  type TargetRequest,
+  type TargetResponse,
+} from './target-invoker';
+export { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifySignature } from './target-signature';

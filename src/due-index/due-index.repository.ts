@@ -1,0 +1,140 @@
+import { Injectable } from '@nestjs/common';
+import { SqlRunner, type Tx } from '../database';
+import {
+  CLAIM_DUE_ENTRIES,
+  DELETE_DUE_ENTRIES,
+  INSERT_DUE_ENTRIES,
+  INSERT_DUE_ENTRY,
+  NEXT_DUE_IN_SHARDS,
+  NOTIFY_DUE,
+  REMOVE_DUE_ENTRIES,
+  WAIT_UNTIL,
+} from './due-index.sql';
+import { shardOf } from './shard';
+
+export interface ClaimedDueEntry {
+  shard: number;
+  dueAt: Date;
+  /** The stored due_at to the microsecond, to address this exact row again. */
+  dueAtExact: string;
+  scheduleId: string;
+  revision: number;
+}
+
+export interface ClaimedDueBatch {
+  entries: ClaimedDueEntry[];
+  /**
+   * The latest instant the batch may hold: the database's now() when it holds entries already
+   * due, else the one instant it was prepared ahead for. Null when the batch is empty.
+   */
+  horizon: { at: Date; exact: string } | null;
+}
+
+export interface DueEntry {
+  scheduleId: string;
+  tenantId: string;
+  revision: number;
+  dueAt: Date;
+}
+
+/**
+ * Writes to the due-time index always happen inside the transaction that changes the schedule
+ * (the caller's), so a committed schedule always has its matching entry.
+ */
+@Injectable()
+export class DueIndexRepository {
+  constructor(private readonly sql: SqlRunner) {}
+
+  async replace(tx: Tx, entry: DueEntry): Promise<void> {
+    await this.sql.rows(REMOVE_DUE_ENTRIES, [entry.scheduleId], tx);
+    await this.sql.rows(
+      INSERT_DUE_ENTRY,
+      [shardOf(entry.scheduleId), entry.dueAt, entry.scheduleId, entry.tenantId, entry.revision],
+      tx,
+    );
+    await this.sql.rows(NOTIFY_DUE, [String(shardOf(entry.scheduleId))], tx);
+  }
+
+  /**
+   * Locks up to `limit` entries of the given shards for this transaction: those due by the
+   * database clock or, with none, those of the next instant if it is within `lookaheadMs`, and
+   * past `after`, an instant another transaction is preparing (see CLAIM_DUE_ENTRIES).
+   * `horizon` is the latest instant the batch may hold.
+   */
+  async claimDue(
+    tx: Tx,
+    shards: readonly number[],
+    limit: number,
+    lookaheadMs: number,
+    after: string | null = null,
+  ): Promise<ClaimedDueBatch> {
+    const rows = await this.sql.rows<{
+      shard: number;
+      due_at: Date;
+      due_at_exact: string;
+      schedule_id: string;
+      revision: number;
+      horizon: Date;
+      horizon_exact: string;
+    }>(CLAIM_DUE_ENTRIES, [shards, limit, lookaheadMs, after], tx);
+    return {
+      entries: rows.map((r) => ({
+        shard: r.shard,
+        dueAt: r.due_at,
+        dueAtExact: r.due_at_exact,
+        scheduleId: r.schedule_id,
+        revision: r.revision,
+      })),
+      horizon: rows.length > 0 ? { at: rows[0].horizon, exact: rows[0].horizon_exact } : null,
+    };
+  }
+
+  /** Returns once the database clock has reached `exact` (sleeping in the database). */
+  async waitUntil(tx: Tx, exact: string): Promise<void> {
+    for (;;) {
+      const [row] = await this.sql.rows<{ reached: boolean }>(WAIT_UNTIL, [exact], tx);
+      if (row?.reached) return;
+    }
+  }
+
+  async drop(tx: Tx, entries: readonly ClaimedDueEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    await this.sql.rows(
+      DELETE_DUE_ENTRIES,
+      [
+        entries.map((e) => e.shard),
+        entries.map((e) => e.dueAtExact),
+        entries.map((e) => e.scheduleId),
+      ],
+      tx,
+    );
+  }
+
+  /** Adds entries (each schedule's previous one already dropped by the caller) and wakes pollers. */
+  async add(tx: Tx, entries: readonly DueEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    await this.sql.rows(
+      INSERT_DUE_ENTRIES,
+      [
+        entries.map((e) => shardOf(e.scheduleId)),
+        entries.map((e) => e.dueAt),
+        entries.map((e) => e.scheduleId),
+        entries.map((e) => e.tenantId),
+        entries.map((e) => e.revision),
+      ],
+      tx,
+    );
+    await this.sql.rows(NOTIFY_DUE, ['batch'], tx);
+  }
+
+  /** The earliest due instant in the given shards (for the poller's wake-up timer). */
+  async nextDueIn(shards: readonly number[]): Promise<Date | null> {
+    if (shards.length === 0) return null;
+    const [row] = await this.sql.rows<{ next_due_at: Date | null }>(NEXT_DUE_IN_SHARDS, [shards]);
+    return row?.next_due_at ?? null;
+  }
+
+  async remove(tx: Tx, scheduleId: string): Promise<void> {
+    await this.sql.rows(REMOVE_DUE_ENTRIES, [scheduleId], tx);
+  }
+}

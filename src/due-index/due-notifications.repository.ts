@@ -1,0 +1,79 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Client } from 'pg';
+import { errorSummary } from '../common';
+import { APP_CONFIG, type AppConfig } from '../config';
+import { DUE_CHANNEL } from './due-index.sql';
+
+/** Opens the poller's LISTEN connection for new due-index entries (NOTIFY_DUE's reader). */
+@Injectable()
+export class DueNotificationsRepository {
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  listen(onWake: () => void): DueListener {
+    if (!this.config.databaseUrl) throw new Error('no database URL to listen on');
+    return new DueListener(this.config.databaseUrl, onWake);
+  }
+}
+
+/**
+ * A dedicated connection LISTENing for new due-index entries, so a schedule created due in a
+ * second wakes the poller at once instead of at its next idle check. Best effort: the poller
+ * also wakes on its own timer, so a lost connection only costs latency; it reconnects.
+ */
+export class DueListener {
+  private readonly logger = new Logger(DueListener.name);
+  private client: Client | null = null;
+  private stopped = false;
+  private retry: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly databaseUrl: string,
+    private readonly onWake: () => void,
+  ) {}
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    await this.connect();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.retry) clearTimeout(this.retry);
+    const client = this.client;
+    this.client = null;
+    await client?.end().catch(() => undefined);
+  }
+
+  private async connect(): Promise<void> {
+    const client = new Client({
+      connectionString: this.databaseUrl,
+      application_name: 'dueline-poller-listen',
+    });
+    client.on('notification', () => this.onWake());
+    client.on('error', (error) => {
+      this.logger.warn({ err: errorSummary(error) }, 'due listener connection lost; reconnecting');
+      this.reconnectSoon(client);
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${DUE_CHANNEL}`);
+      if (this.stopped) return void (await client.end());
+      this.client = client;
+      this.onWake(); // anything written while we were not listening
+    } catch (error) {
+      this.logger.warn({ err: errorSummary(error) }, 'due listener could not connect; retrying');
+      this.reconnectSoon(client);
+    }
+  }
+
+  private reconnectSoon(client: Client): void {
+    void client.end().catch(() => undefined);
+    if (this.client === client) this.client = null;
+    if (this.stopped || this.retry) return;
+    this.retry = setTimeout(() => {
+      this.retry = null;
+      if (!this.stopped) void this.connect();
+    }, 1000);
+    this.retry.unref();
+  }
+}

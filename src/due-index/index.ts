@@ -1,0 +1,13 @@
+export { DueIndexEntity } from './due-index.entity';
+export { DueIndexModule } from './due-index.module';
+export {
+  DueIndexRepository,
+  type ClaimedDueBatch,
+  type ClaimedDueEntry,
+  type DueEntry,
+} from './due-index.repository';
+export { DueListener, DueNotificationsRepository } from './due-notifications.repository';
+export { PollerPresenceEntity } from './poller-presence.entity';
+export { ShardLeaseEntity } from './shard-lease.entity';
+export { ShardLeasesRepository, type LeaseRound } from './shard-leases.repository';
+export { SHARD_COUNT, shardOf } from './shard';

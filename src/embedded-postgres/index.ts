@@ -1,0 +1,5 @@
+export {
+  startEmbeddedPostgres,
+  type EmbeddedPostgresHandle,
+  type EmbeddedPostgresOptions,
+} from './embedded-postgres';

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { AdmissionModule } from '../admission';
+import { AttemptsModule } from '../attempts';
+import { OccurrencesModule } from '../occurrences';
+import { OverlapModule } from '../overlap';
+import { ExecutionRepository } from './execution.repository';
+import { ExecutionService } from './execution.service';
+
+/** Execution: a claimed run's heartbeats, fenced completion and lease expiry. */
+@Module({
+  imports: [AdmissionModule, AttemptsModule, OccurrencesModule, OverlapModule],
+  providers: [ExecutionRepository, ExecutionService],
+  exports: [ExecutionService],
+})
+export class ExecutionModule {}

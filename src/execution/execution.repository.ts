@@ -1,0 +1,126 @@
+import { Injectable } from '@nestjs/common';
+import { SqlRunner, type Row, type Tx } from '../database';
+import type { OverlapPolicy } from '../overlap';
+import type { RunState } from '../run-vocabulary';
+import type { HeartbeatResult, RunFence } from './execution';
+import {
+  HEARTBEAT,
+  LOCK_EXPIRED_LEASES,
+  LOCK_HELD_RUNS,
+  LOCK_SCHEDULES_OF_RUNS,
+  TENANTS_WITH_EXPIRED_LEASES,
+  TRANSITION_UNDER_FENCE,
+} from './execution.sql';
+import type { BackoffPolicy } from './retry-backoff';
+import type { HeldRun, Transition } from './run-transition';
+
+/** A RUNNING run read under its fence, with what its transition needs. */
+export interface HeldRunRecord extends HeldRun, RunFence {
+  scheduleId: string;
+  overlapPolicy: OverlapPolicy;
+  retryPolicy: BackoffPolicy;
+}
+
+export interface ExpiredLeaseRecord extends HeldRunRecord {
+  deduplicates: boolean;
+}
+
+@Injectable()
+export class ExecutionRepository {
+  constructor(private readonly sql: SqlRunner) {}
+
+  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.sql.transaction(work);
+  }
+
+  async heartbeat(fence: RunFence, leaseMs: number): Promise<HeartbeatResult> {
+    const [row] = await this.sql.rows(HEARTBEAT, [
+      fence.runId,
+      fence.tenantId,
+      fence.fencingToken,
+      leaseMs,
+    ]);
+    if (!row) return { held: false };
+    return {
+      held: true,
+      leaseUntil: row.lease_until as Date,
+      cancelRequested: row.cancel_requested as boolean,
+    };
+  }
+
+  /** The schedule locks of a batch of completions (see LOCK_SCHEDULES_OF_RUNS). */
+  async lockSchedulesOfRuns(tx: Tx, runIds: readonly string[]): Promise<void> {
+    await this.sql.rows(LOCK_SCHEDULES_OF_RUNS, [runIds], tx);
+  }
+
+  /** The runs still held under the given fences, locked (see LOCK_HELD_RUNS). */
+  async lockHeld(tx: Tx, fences: readonly RunFence[]): Promise<HeldRunRecord[]> {
+    const rows = await this.sql.rows(
+      LOCK_HELD_RUNS,
+      [
+        fences.map((f) => f.runId),
+        fences.map((f) => f.tenantId),
+        fences.map((f) => f.fencingToken),
+      ],
+      tx,
+    );
+    return rows.map(toHeldRun);
+  }
+
+  async tenantsWithExpiredLeases(limit: number): Promise<string[]> {
+    const rows = await this.sql.rows(TENANTS_WITH_EXPIRED_LEASES, [limit]);
+    return rows.map((row) => row.tenant_id as string);
+  }
+
+  async lockExpiredLeases(tx: Tx, tenantId: string, limit: number): Promise<ExpiredLeaseRecord[]> {
+    const rows = await this.sql.rows(LOCK_EXPIRED_LEASES, [tenantId, limit], tx);
+    return rows.map((row) => ({ ...toHeldRun(row), deduplicates: row.deduplicates as boolean }));
+  }
+
+  /**
+   * The fenced transitions, by run id; a run missing from the result left its fence (nothing
+   * was written for it).
+   */
+  async transition(
+    tx: Tx,
+    transitions: ReadonlyArray<{ fence: RunFence; transition: Transition }>,
+  ): Promise<Map<string, { state: RunState; nextAttemptAt: Date | null }>> {
+    const rows = await this.sql.rows(
+      TRANSITION_UNDER_FENCE,
+      [
+        transitions.map((t) => t.fence.runId),
+        transitions.map((t) => t.fence.fencingToken),
+        transitions.map((t) => t.transition.state),
+        transitions.map((t) => t.transition.reason),
+        transitions.map((t) => t.transition.detail),
+        transitions.map((t) => t.transition.retryDelayMs),
+      ],
+      tx,
+    );
+    return new Map(
+      rows.map((row) => [
+        row.id as string,
+        { state: row.state as RunState, nextAttemptAt: row.next_attempt_at as Date | null },
+      ]),
+    );
+  }
+}
+
+function toHeldRun(row: Row): HeldRunRecord {
+  return {
+    runId: row.id as string,
+    tenantId: row.tenant_id as string,
+    scheduleId: row.schedule_id as string,
+    fencingToken: Number(row.fencing_token),
+    attempt: row.attempt_count as number,
+    maxAttempts: row.max_attempts as number,
+    retryDeadline: row.retry_deadline as Date,
+    cancelRequested: row.cancel_requested as boolean,
+    overlapPolicy: row.overlap_policy as OverlapPolicy,
+    retryPolicy: {
+      initialDelayMs: row.retry_initial_delay_ms as number,
+      maxDelayMs: row.retry_max_delay_ms as number,
+    },
+    dbNow: row.db_now as Date,
+  };
+}

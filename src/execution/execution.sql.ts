@@ -1,0 +1,105 @@
+/**
+ * Execution: a claimed run while its attempt runs and as it ends. Every change is a fenced,
+ * conditional UPDATE: a lease renewal or a transition out of RUNNING happens only under the
+ * fencing token the holder claimed with, so a worker that paused past its lease writes nothing.
+ */
+
+/**
+ * Renews the lease, only for the current holder: zero rows means the fence moved on (the
+ * sweeper reclaimed the run, or it ended) and the caller must stop and write nothing. Reports a
+ * cancel request, or a cancelled schedule, so the holder can abort cooperatively.
+ * $1 run, $2 tenant, $3 fencing token, $4 lease ms.
+ */
+export const HEARTBEAT = `
+  UPDATE occurrences o
+     SET lease_until = now() + make_interval(secs => $4::double precision / 1000),
+         updated_at = now()
+    FROM schedules s
+   WHERE o.id = $1 AND o.tenant_id = $2 AND o.fencing_token = $3 AND o.state = 'RUNNING'
+     AND s.id = o.schedule_id
+  RETURNING o.lease_until,
+            (o.cancel_requested_at IS NOT NULL OR s.status = 'cancelled') AS cancel_requested`;
+
+/**
+ * The schedule locks of a batch of completions, one per schedule, taken in schedule-id order
+ * (the subquery's order is the order the outer scan calls the function in) so that two batches
+ * never wait on each other crosswise. The same lock a single claim takes (admission), so a
+ * claim that makes a run wait for its turn and the completion that hands the turn over never
+ * interleave. $1 run ids.
+ */
+export const LOCK_SCHEDULES_OF_RUNS = `
+  SELECT pg_advisory_xact_lock(hashtextextended('dueline.schedule-runs:' || schedule_id::text, 0))
+    FROM (SELECT DISTINCT schedule_id FROM occurrences
+           WHERE id = ANY($1::uuid[])
+           ORDER BY schedule_id) runs_schedules`;
+
+/** What deciding a RUNNING run's next state needs, with the database clock. */
+const HELD_RUN_COLUMNS = `
+  o.id, o.tenant_id, o.schedule_id, o.fencing_token, o.attempt_count, o.max_attempts,
+  o.retry_deadline,
+  (o.cancel_requested_at IS NOT NULL OR s.status = 'cancelled') AS cancel_requested,
+  s.overlap_policy, s.retry_initial_delay_ms, s.retry_max_delay_ms, now() AS db_now`;
+
+/**
+ * Completion, step one: the runs as their holders claim to hold them, locked (in id order)
+ * until the transitions commit. A run missing from the result has a stale fencing token (or is
+ * not RUNNING), and its report is rejected. $1 run ids, $2 tenant ids, $3 fencing tokens.
+ */
+export const LOCK_HELD_RUNS = `
+  SELECT ${HELD_RUN_COLUMNS}
+    FROM unnest($1::uuid[], $2::uuid[], $3::bigint[]) AS h(id, tenant_id, fencing_token)
+    JOIN occurrences o
+      ON o.id = h.id AND o.tenant_id = h.tenant_id AND o.fencing_token = h.fencing_token
+    JOIN schedules s ON s.id = o.schedule_id
+   WHERE o.state = 'RUNNING'
+   ORDER BY o.id
+     FOR UPDATE OF o`;
+
+/**
+ * The fenced transitions out of RUNNING, for completions and lease expiries alike: each only
+ * under the fencing token that was read, only from RUNNING. A RETRY_WAIT run gets its next
+ * attempt time from the database clock (truncated to the millisecond so the queue job published
+ * for it, which carries a JavaScript Date, is never due before the run is). One row per run:
+ * $1 run ids, $2 fencing tokens, $3 states, $4 reasons, $5 details, $6 retry delays ms (null
+ * unless RETRY_WAIT).
+ */
+export const TRANSITION_UNDER_FENCE = `
+  UPDATE occurrences o
+     SET state = t.state,
+         reason = t.reason,
+         reason_detail = t.reason_detail,
+         next_attempt_at = CASE WHEN t.retry_delay_ms IS NULL THEN NULL
+                                ELSE date_trunc('milliseconds',
+                                       now() + make_interval(
+                                         secs => t.retry_delay_ms::double precision / 1000))
+                           END,
+         lease_until = NULL,
+         finished_at = CASE WHEN t.state = 'RETRY_WAIT' THEN NULL ELSE now() END,
+         updated_at = now()
+    FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::int[])
+         AS t(id, fencing_token, state, reason, reason_detail, retry_delay_ms)
+   WHERE o.id = t.id AND o.fencing_token = t.fencing_token AND o.state = 'RUNNING'
+  RETURNING o.id, o.state, o.next_attempt_at`;
+
+/** Sweeper, step one: the tenants with expired leases, oldest expiry first (bounded). */
+export const TENANTS_WITH_EXPIRED_LEASES = `
+  SELECT DISTINCT tenant_id
+    FROM (SELECT tenant_id FROM occurrences
+           WHERE state = 'RUNNING' AND lease_until < now()
+           ORDER BY lease_until
+           LIMIT $1) expired`;
+
+/**
+ * Sweeper, step two (under the tenant's permit lock): a bounded batch of one tenant's expired
+ * leases, locked. SKIP LOCKED: a run whose holder is completing it right now is the holder's to
+ * finish. Whether its target deduplicates decides between a retry and UNKNOWN.
+ */
+export const LOCK_EXPIRED_LEASES = `
+  SELECT ${HELD_RUN_COLUMNS}, coalesce(tg.deduplicates, false) AS deduplicates
+    FROM occurrences o
+    JOIN schedules s ON s.id = o.schedule_id
+    LEFT JOIN targets tg ON tg.id = s.target_id AND tg.tenant_id = o.tenant_id
+   WHERE o.tenant_id = $1 AND o.state = 'RUNNING' AND o.lease_until < now()
+   ORDER BY o.lease_until
+   LIMIT $2
+     FOR UPDATE OF o SKIP LOCKED`;

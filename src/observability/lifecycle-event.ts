@@ -1,0 +1,38 @@
+import type { RoleName } from '../config';
+import type { AttemptOutcome, LeavingState, RunReason } from '../run-vocabulary';
+
+/** The ids every event about one run carries, for logs and traces. */
+export interface RunIds {
+  tenantId: string;
+  scheduleId: string;
+  runId: string;
+  attempt: number;
+  fencingToken: number;
+}
+
+/**
+ * What the engine reports as it works. Modules emit these; the subscriber turns them into
+ * Prometheus series and log lines, so metrics are declared in one place and no module logs
+ * the same fact twice. Labels are bounded vocabularies: never a tenant or run id.
+ */
+export type LifecycleEvent =
+  | { kind: 'role.started' | 'role.stopped'; role: RoleName }
+  | { kind: 'run.claimed'; run: RunIds }
+  /** A claim refused; `job` when the refused claim came from a consumed queue job. */
+  | { kind: 'claim.refused'; tenantId: string; runId: string; reason: RunReason; job: boolean }
+  | { kind: 'target.called'; result: 'response' | 'not_sent' | 'maybe_sent'; seconds: number }
+  /** A RUNNING run left RUNNING under its fence: its holder's report, or a lease expiry. */
+  | { kind: 'attempt.ended'; run: RunIds; outcome: AttemptOutcome; state: LeavingState }
+  | { kind: 'completion.stale'; run: RunIds; currentFencingToken: number }
+  | {
+      kind: 'dispatch.committed';
+      /** The instant due-ness was decided at (the database clock, or a prepared instant). */
+      at: Date;
+      created: ReadonlyArray<{ state: string; reason: RunReason | null; scheduledAt: Date }>;
+      dropped: number;
+    }
+  | { kind: 'shards.held'; pollerId: string; owned: number; lost: readonly number[] }
+  | { kind: 'clock.skew'; seconds: number }
+  | { kind: 'due.oldest_age'; seconds: number }
+  | { kind: 'outbox.repaired'; republished: number }
+  | { kind: 'outbox.age'; seconds: number };

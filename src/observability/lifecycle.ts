@@ -1,0 +1,95 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DuelineMetrics } from './dueline-metrics';
+import type { LifecycleEvent } from './lifecycle-event';
+import { MetricsService } from './metrics.service';
+
+/**
+ * Where the engine reports what happened (see LifecycleEvent). Synchronous and cheap: it updates
+ * counters and writes the event's log line, if it has one, with the run's ids.
+ */
+@Injectable()
+export class Lifecycle {
+  private readonly logger = new Logger('Lifecycle');
+
+  constructor(
+    private readonly metrics: DuelineMetrics,
+    private readonly app: MetricsService,
+  ) {}
+
+  emit(event: LifecycleEvent): void {
+    const m = this.metrics;
+    switch (event.kind) {
+      case 'role.started':
+      case 'role.stopped':
+        this.app.roleActive.set({ role: event.role }, event.kind === 'role.started' ? 1 : 0);
+        return;
+      case 'run.claimed':
+        // Debug: at full speed this is a line per run, and "attempt ended" already names each.
+        this.logger.debug(event.run, 'run claimed');
+        return;
+      case 'claim.refused':
+        m.claimsRefused.inc({ reason: event.reason });
+        if (event.job) m.unclaimableJobs.inc({ reason: event.reason });
+        this.logger.debug(
+          { tenantId: event.tenantId, runId: event.runId, reason: event.reason },
+          'claim refused',
+        );
+        return;
+      case 'target.called':
+        m.targetLatency.observe({ result: event.result }, event.seconds);
+        return;
+      case 'attempt.ended': {
+        m.attempts.inc({ outcome: event.outcome });
+        if (event.state === 'UNKNOWN') m.unknownOutcomes.inc();
+        const context = { ...event.run, outcome: event.outcome, state: event.state };
+        if (event.outcome === 'lease_lost') {
+          m.leaseExpiries.inc();
+          this.logger.warn(context, 'lease expired');
+        } else {
+          this.logger.log(context, 'attempt ended');
+        }
+        return;
+      }
+      case 'completion.stale':
+        m.staleCompletions.inc();
+        this.logger.warn(
+          { ...event.run, current: event.currentFencingToken },
+          'stale completion rejected',
+        );
+        return;
+      case 'dispatch.committed':
+        if (event.dropped) m.dropped.inc(event.dropped);
+        for (const run of event.created) {
+          m.created.inc({ state: run.state });
+          if (run.state === 'SKIPPED') m.skipped.inc({ reason: run.reason ?? 'unknown' });
+          else if (run.reason === null) {
+            m.dispatchLag.observe((event.at.getTime() - run.scheduledAt.getTime()) / 1000);
+          }
+        }
+        return;
+      case 'shards.held':
+        m.shardsOwned.set(event.owned);
+        if (event.lost.length > 0) {
+          m.leaseLosses.inc(event.lost.length);
+          this.logger.warn({ pollerId: event.pollerId, lost: event.lost }, 'shard leases lost');
+        }
+        return;
+      case 'clock.skew':
+        m.clockSkew.set(event.seconds);
+        return;
+      case 'due.oldest_age':
+        m.oldestDueAge.set(event.seconds);
+        return;
+      case 'outbox.repaired':
+        m.republished.inc(event.republished);
+        this.logger.warn(
+          { repaired: event.republished },
+          'republished QUEUED runs that had no queue job',
+        );
+        return;
+      case 'outbox.age':
+        m.outboxAge.set(event.seconds);
+        return;
+    }
+  }
+}

@@ -1,0 +1,3 @@
+export { LeaseSweeper } from './lease-sweeper';
+export { RelayModule } from './relay.module';
+export { RelayService } from './relay.service';

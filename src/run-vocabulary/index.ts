@@ -1,0 +1,18 @@
+export {
+  ACTIVE_RUN_STATES,
+  RUN_STATES,
+  type LeavingState,
+  type RunState,
+  type WaitingRunState,
+} from './run-state';
+export {
+  isRunReason,
+  RUN_REASON_CODES,
+  RUN_REASONS,
+  type CancelReason,
+  type EndReason,
+  type RunReason,
+  type SkipReason,
+  type WaitReason,
+} from './run-reason';
+export { ATTEMPT_OUTCOMES, type AttemptOutcome } from './attempt-outcome';

@@ -1,0 +1,19 @@
+export { IdempotencyKeyEntity } from './idempotency-key.entity';
+export {
+  DEFAULT_RETRY_POLICY,
+  LIVE_STATUSES,
+  MISSED_RUN_POLICIES,
+  SCHEDULE_STATUSES,
+  type MissedRunPolicy,
+  type RetryPolicy,
+  type Schedule,
+  type ScheduleDefinition,
+  type ScheduleStatus,
+  type Timing,
+} from './schedule';
+export { recurrenceSpec, type ScheduleInput } from './schedule-definition';
+export { ScheduleEntity } from './schedule.entity';
+export { SCHEDULE_LIMITS } from './schedule-limits';
+export type { ListPage, ScheduleAdvance } from './schedules.repository';
+export { SchedulesModule } from './schedules.module';
+export { SchedulesService, type PreviewRequest, type ScheduleEdit } from './schedules.service';

@@ -1,0 +1,44 @@
+import { getConstructionPlans } from 'pg-boss';
+import { MIGRATIONS } from '../migrations';
+import { DispatchBudgetEntity } from './admission';
+import { AttemptEntity } from './attempts';
+import { runMigrations, type ForeignSchema, type MigrationResult } from './database';
+import { DueIndexEntity, PollerPresenceEntity, ShardLeaseEntity } from './due-index';
+import { OccurrenceEntity } from './occurrences';
+import { PGBOSS_SCHEMA } from './queue';
+import { IdempotencyKeyEntity, ScheduleEntity } from './schedules';
+import { TargetEntity } from './targets';
+import { ApiKeyEntity, TenantEntity } from './tenants';
+
+/**
+ * The whole database schema, composed here at the root so that the database module knows no
+ * record module: every TypeORM entity (for the data source, the migration generator and the
+ * drift test), our reviewed migrations, and pg-boss's schema beside ours.
+ */
+export const SCHEMA = {
+  entities: [
+    TenantEntity,
+    ApiKeyEntity,
+    TargetEntity,
+    ScheduleEntity,
+    IdempotencyKeyEntity,
+    DueIndexEntity,
+    ShardLeaseEntity,
+    PollerPresenceEntity,
+    OccurrenceEntity,
+    AttemptEntity,
+    DispatchBudgetEntity,
+  ],
+  migrations: MIGRATIONS,
+};
+
+const PGBOSS: ForeignSchema = {
+  name: 'pg-boss',
+  installedWhen: `${PGBOSS_SCHEMA}.version`,
+  construction: () => getConstructionPlans(PGBOSS_SCHEMA),
+};
+
+/** Our migrations, then pg-boss's schema when it is absent, under one advisory lock. */
+export function migrateDatabase(url: string): Promise<MigrationResult> {
+  return runMigrations(url, SCHEMA, [PGBOSS]);
+}

@@ -1,0 +1,20 @@
+export {
+  TARGET_KINDS,
+  TARGET_LIMITS,
+  TARGET_METHODS,
+  type DispatchTarget,
+  type Target,
+  type TargetInput,
+  type TargetKind,
+  type TargetMethod,
+  type TargetPage,
+  type TargetPatch,
+} from './target';
+export { TargetEntity } from './target.entity';
+export {
+  MAX_HEADER_VALUE_LENGTH,
+  MAX_TARGET_HEADERS,
+  targetHeaderProblems,
+} from './target-headers';
+export { TargetsModule } from './targets.module';
+export { TargetsService } from './targets.service';

@@ -1,0 +1,6 @@
+export { ApiKeyEntity } from './api-key.entity';
+export { DEFAULT_QUOTAS, type Tenant, type TenantQuotas } from './tenant';
+export { TenantEntity } from './tenant.entity';
+export { TenantsModule } from './tenants.module';
+export { TenantsService } from './tenants.service';
+export { tokensEqual } from './api-key';

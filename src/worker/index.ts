@@ -1,0 +1,4 @@
+export { Batcher, type BatcherOptions } from './batcher';
+export { LeaseKeeper, type LeaseKeeperOptions } from './lease-keeper';
+export { WorkerModule } from './worker.module';
+export { WorkerService } from './worker.service';
