@@ -5,7 +5,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import type { AppConfig } from './config';
-import { FieldErrorDto, ProblemDto, ProblemFilter, StrictValidationPipe } from './common';
+import { Clock, FieldErrorDto, ProblemDto, ProblemFilter, StrictValidationPipe } from './common';
 
 /** The largest JSON body we read; a schedule's payload alone is capped lower (64 KiB). */
 export const BODY_LIMIT = '256kb';
@@ -14,8 +14,8 @@ export const BODY_LIMIT = '256kb';
  * Builds the whole application for a resolved configuration (database URL known). main.ts and
  * the end-to-end tests share it, so tests exercise exactly what runs in production.
  */
-export async function createApp(config: AppConfig): Promise<INestApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+export async function createApp(config: AppConfig, clock?: Clock): Promise<INestApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, clock), {
     bufferLogs: true,
     bodyParser: false,
     // Errors reach the caller (main.ts reports them and exits); Nest must not exit on its own.

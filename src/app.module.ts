@@ -25,7 +25,8 @@ const ROLE_MODULES: Record<RoleName, Type> = {
  */
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  /** `clock` replaces the process clock (tests move time; production never passes one). */
+  static forRoot(config: AppConfig, clock: Clock = new Clock()): DynamicModule {
     if (!config.databaseUrl) throw new Error('AppModule needs a resolved database URL');
     return {
       module: AppModule,
@@ -38,7 +39,7 @@ export class AppModule {
         HealthModule,
         ...[...config.roles].map((role) => ROLE_MODULES[role]),
       ],
-      providers: [{ provide: Clock, useClass: Clock }],
+      providers: [{ provide: Clock, useValue: clock }],
       exports: [Clock],
       global: true,
     };

@@ -71,20 +71,36 @@ async function startService(dataDir: string): Promise<Service> {
   let exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
   void service.exited.then((status) => (exit = status));
   // First start runs initdb, which takes a few seconds; a crash must not wait out the deadline.
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (exit) {
-      throw new Error(`dueline exited before it was ready: ${JSON.stringify(exit)}\n${report()}`);
-    }
-    const status = await fetch(`http://127.0.0.1:${port}/health/ready`).then(
-      (res) => res.status,
-      () => null,
+  let status: number | null = null;
+  try {
+    await eventually(
+      async () => {
+        if (exit) throw new ExitedEarly(exit);
+        status = await fetch(`http://127.0.0.1:${port}/health/ready`).then(
+          (res) => res.status,
+          () => null,
+        );
+        expect(status).toBe(200);
+      },
+      { timeoutMs: 60_000, intervalMs: 100, until: (error) => error instanceof ExitedEarly },
     );
-    if (status === 200) return service;
-    if (Date.now() >= deadline) {
-      throw new Error(`dueline was not ready within 60 s (last answer: ${status})\n${report()}`);
+    return service;
+  } catch (error) {
+    if (error instanceof ExitedEarly) {
+      throw new Error(`dueline exited before it was ready: ${JSON.stringify(exit)}\n${report()}`, {
+        cause: error,
+      });
     }
-    await new Promise((done) => setTimeout(done, 100));
+    throw new Error(`dueline was not ready within 60 s (last answer: ${status})\n${report()}`, {
+      cause: error,
+    });
+  }
+}
+
+/** The service process ended while we waited for it to be ready: waiting longer is pointless. */
+class ExitedEarly extends Error {
+  constructor(readonly status: object) {
+    super('exited before it was ready');
   }
 }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { ManualClock } from '../support/manual-clock';
 import { startTestApp, TestApp } from '../support/test-app';
 
 describe('schedules API', () => {
@@ -412,22 +413,30 @@ describe('schedules API', () => {
   });
 
   it('rate limits management calls per tenant with 429 and Retry-After', async () => {
-    const limited = await startTestApp({ MANAGEMENT_RATE_PER_SECOND: '1', MANAGEMENT_BURST: '3' });
+    // Time stands still unless the test moves it: the burst and the refill are exact.
+    const clock = new ManualClock();
+    const limited = await startTestApp(
+      { MANAGEMENT_RATE_PER_SECOND: '1', MANAGEMENT_BURST: '3' },
+      { clock },
+    );
     try {
       const busy = await limited.createTenant('busy');
       const calm = await limited.createTenant('calm');
       const get = (key: string) =>
         limited.http.get('/schedules').set('Authorization', `Bearer ${key}`);
       const statuses = [];
-      for (let i = 0; i < 6; i++) statuses.push((await get(busy.apiKey)).status);
-      expect(statuses.slice(0, 3)).toEqual([200, 200, 200]);
-      expect(statuses).toContain(429);
+      for (let i = 0; i < 5; i++) statuses.push((await get(busy.apiKey)).status);
+      expect(statuses).toEqual([200, 200, 200, 429, 429]);
       const limitedRes = await get(busy.apiKey);
       expect(limitedRes.status).toBe(429);
-      expect(Number(limitedRes.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(Number(limitedRes.headers['retry-after'])).toBe(1);
       expect(limitedRes.headers['content-type']).toMatch(/^application\/problem\+json/);
       // Another tenant is not affected.
       expect((await get(calm.apiKey)).status).toBe(200);
+      // One second refills one call, not more.
+      clock.advance(1000);
+      expect((await get(busy.apiKey)).status).toBe(200);
+      expect((await get(busy.apiKey)).status).toBe(429);
     } finally {
       await limited.close();
     }

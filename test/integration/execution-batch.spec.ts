@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { eventually } from '../support/eventually';
 import type { Claim } from '../../src/admission';
 import type { AttemptReport } from '../../src/execution';
 import {
@@ -137,7 +138,13 @@ describe('execution: batched claims and completions', () => {
       );
       // The batch reads the committed (QUEUED) version, then waits on the cancel's row lock.
       const claiming = claimBatch(a.id, [cancelled, other], 'w');
-      await new Promise((done) => setTimeout(done, 300));
+      await eventually(async () => {
+        const [{ waiting }] = await w.db.query(
+          `SELECT count(*)::int AS waiting FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        );
+        expect(waiting).toBeGreaterThan(0);
+      });
       await canceller.commitTransaction();
       const claims = await claiming;
       expect(claims.map((c) => c.runId)).toEqual([other]);
@@ -187,9 +194,16 @@ describe('execution: batched claims and completions', () => {
     // The bucket is empty now: an immediate second batch takes nothing.
     const waiting = await dueRuns(schedule, 2);
     expect(await claimBatch(a.id, waiting, 'w')).toHaveLength(0);
-    // It refills at 3 per second: after 400 ms one token, so one run, and the bucket is empty again.
-    await new Promise((done) => setTimeout(done, 400));
-    const refilled = await claimBatch(a.id, waiting, 'w');
+    // It refills at 3 per second: a whole token after a third of a second, so one run (never
+    // two: the next token is another third of a second away), and the bucket is empty again.
+    const refilled = await eventually(
+      async () => {
+        const claimed = await claimBatch(a.id, waiting, 'w');
+        expect(claimed.length).toBeGreaterThan(0);
+        return claimed;
+      },
+      { intervalMs: 20 },
+    );
     expect(refilled).toHaveLength(1);
     expect(await claimBatch(a.id, waiting, 'w')).toHaveLength(0);
     await succeedAll([...claims, ...refilled]);

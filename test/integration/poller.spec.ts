@@ -5,7 +5,8 @@ import { DueDispatcher, PollerService } from '../../src/poller';
 import { nextOccurrences } from '../../src/recurrence';
 import { SHARD_COUNT } from '../../src/due-index';
 import { eventually } from '../support/eventually';
-import { tenantWithTarget } from '../support/scheduling';
+import { ManualClock } from '../support/manual-clock';
+import { pollerWitness, tenantWithTarget } from '../support/scheduling';
 import { startTestApp, TestApp } from '../support/test-app';
 
 const ALL_SHARDS = Array.from({ length: SHARD_COUNT }, (_, i) => i);
@@ -75,8 +76,8 @@ describe('poller: due-time discovery and durable dispatch', () => {
                       clock_timestamp() >= $2::timestamptz AS "dueByDbClock"`,
               [schedule.id, at],
             );
+            // Each probe is a round trip: sampling as fast as the database answers.
             seen.push(row);
-            await new Promise((done) => setTimeout(done, 5));
           }
         })();
         const result = await dispatcher.dispatch(ALL_SHARDS, 100, { lookaheadMs: 5000 });
@@ -294,6 +295,7 @@ describe('poller: due-time discovery and durable dispatch', () => {
     });
 
     it('lets edits and cancels race the poller without old-revision or post-cancel runs', async () => {
+      const witness = await pollerWitness(make, db);
       for (let i = 0; i < 3; i++) {
         const schedule = await make.createSchedule({
           cron: '* * * * * *',
@@ -336,8 +338,8 @@ describe('poller: due-time discovery and durable dispatch', () => {
           'SELECT count(*)::int AS n FROM occurrences WHERE schedule_id = $1',
           [schedule.id],
         );
-        // Two more seconds of a every-2-seconds cron: nothing new after the cancel committed.
-        await new Promise((resolve) => setTimeout(resolve, 2100));
+        // Two more seconds of an every-2-seconds cron: nothing new after the cancel committed.
+        await witness.passed(new Date(cancelledAt.getTime() + 2100));
         const late = await db.query(
           'SELECT scheduled_at FROM occurrences WHERE schedule_id = $1 AND scheduled_at > $2',
           [schedule.id, cancelledAt],
@@ -358,7 +360,7 @@ describe('poller: due-time discovery and durable dispatch', () => {
     const pollers: TestApp[] = [];
     try {
       const make = await tenantWithTarget(api);
-      const schedules = [];
+      const schedules: Array<{ id: string }> = [];
       for (let i = 0; i < 150; i++) {
         schedules.push(
           await make.createSchedule({
@@ -381,7 +383,20 @@ describe('poller: due-time discovery and durable dispatch', () => {
         },
         { timeoutMs: 15_000 },
       );
-      await new Promise((resolve) => setTimeout(resolve, 2500));
+      // Every schedule dispatched through a couple more instants under the new owners.
+      const [{ now: rebalancedAt }] = await db.query('SELECT now() AS now');
+      await eventually(
+        async () => {
+          const [{ behind }] = await db.query(
+            `SELECT count(*)::int AS behind FROM unnest($1::uuid[]) AS s(id)
+              WHERE NOT EXISTS (SELECT 1 FROM occurrences o
+                                 WHERE o.schedule_id = s.id AND o.scheduled_at >= $2)`,
+            [schedules.map((s) => s.id), new Date(rebalancedAt.getTime() + 2000)],
+          );
+          expect(behind).toBe(0);
+        },
+        { timeoutMs: 15_000 },
+      );
       for (const poller of pollers.splice(0)) await poller.close();
       const rows: Array<{ schedule_id: string; instants: Date[] }> = await db.query(
         `SELECT schedule_id, array_agg(scheduled_at ORDER BY scheduled_at) AS instants
@@ -452,6 +467,21 @@ describe('poller: due-time discovery and durable dispatch', () => {
       pa['running'] = true;
       pa['loop'] = pa['run']();
       await eventually(() => expect(pa.ownedShards().length).toBe(64), { timeoutMs: 15_000 });
+      // Both dispatch again: every schedule reaches an instant after A's return (under load the
+      // shards A took back may still hold instants it has not dispatched yet).
+      const [{ now: resumedAt }] = await db.query('SELECT now() AS now');
+      await eventually(
+        async () => {
+          const [{ behind }] = await db.query(
+            `SELECT count(*)::int AS behind FROM unnest($1::uuid[]) AS s(id)
+              WHERE NOT EXISTS (SELECT 1 FROM occurrences o
+                                 WHERE o.schedule_id = s.id AND o.scheduled_at >= $2)`,
+            [ids, resumedAt],
+          );
+          expect(behind).toBe(0);
+        },
+        { timeoutMs: 15_000 },
+      );
       await b.close();
       const seconds = await db.query(
         `SELECT schedule_id, array_agg(extract(epoch FROM scheduled_at)::bigint ORDER BY scheduled_at) AS s
@@ -486,6 +516,7 @@ describe('poller: pause and resume', () => {
 
   it('pause stops new occurrences; resume applies the missed-run policy to the paused instants', async () => {
     const make = await tenantWithTarget(t);
+    const witness = await pollerWitness(make, db);
     const schedule = await make.createSchedule({
       cron: '* * * * * *',
       timezone: 'UTC',
@@ -506,7 +537,8 @@ describe('poller: pause and resume', () => {
     const paused = await patch(1, { status: 'paused' });
     expect(paused.status).toBe(200);
     const pausedAt = new Date(paused.body.updatedAt);
-    await new Promise((resolve) => setTimeout(resolve, 3200));
+    // Three instants pass while the poller keeps working: none of them becomes a run.
+    await witness.passed(new Date(pausedAt.getTime() + 3200));
     const during = await db.query(
       'SELECT 1 FROM occurrences WHERE schedule_id = $1 AND created_at > $2',
       [schedule.id, pausedAt],
@@ -530,5 +562,44 @@ describe('poller: pause and resume', () => {
       [schedule.id],
     );
     expect(skipped[0].n).toBe(run.coalesced_count);
+  });
+});
+
+describe('poller: a replica whose clock is wrong', () => {
+  it('measures its skew against the database and still never dispatches early', async () => {
+    const t = await startTestApp({ ROLES: 'api' });
+    // The poller replica believes it is an hour later than it is; due-ness is the database's call.
+    const poller = await startTestApp(
+      { ROLES: 'poller' },
+      { database: t.database, clock: ManualClock.skewed(3_600_000) },
+    );
+    try {
+      const make = await tenantWithTarget(t);
+      const db = t.app.get(DataSource);
+      const runAt = new Date(Date.now() + 1500);
+      const schedule = await make.createSchedule({ runAt: runAt.toISOString() });
+      // Watch the ledger by the database clock until the run appears: it must never be
+      // visible before its instant (a poller that trusted its own clock would write it at once).
+      const seen: Array<{ visible: boolean; due: boolean }> = [];
+      const deadline = Date.now() + 10_000;
+      while (!seen.some((s) => s.visible) && Date.now() < deadline) {
+        const [row] = await db.query(
+          `SELECT EXISTS (SELECT 1 FROM occurrences WHERE schedule_id = $1) AS visible,
+                  clock_timestamp() >= $2::timestamptz AS due`,
+          [schedule.id, runAt],
+        );
+        seen.push(row);
+      }
+      expect(seen.some((s) => s.visible)).toBe(true);
+      expect(seen.filter((s) => s.visible && !s.due)).toEqual([]);
+      expect(seen.filter((s) => !s.due).length).toBeGreaterThan(10);
+      const metrics = (await poller.http.get('/metrics')).text;
+      const skew = Number(/^dueline_clock_skew_seconds (\S+)$/m.exec(metrics)?.[1]);
+      expect(skew).toBeGreaterThan(3590);
+      expect(skew).toBeLessThan(3610);
+    } finally {
+      await poller.close();
+      await t.close();
+    }
   });
 });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { eventually } from '../support/eventually';
 import { gate, HttpSink } from '../support/http-sink';
+import { WorkerService } from '../../src/worker';
 import { startTestApp, TestApp } from '../support/test-app';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 
@@ -64,7 +65,8 @@ describe('worker shutdown', () => {
     });
 
     const stopping = worker.close();
-    await new Promise((done) => setTimeout(done, 300));
+    // The worker has stopped fetching and is draining: the attempt is still in flight.
+    await eventually(() => expect(worker.app.get(WorkerService).isRunning()).toBe(false));
     const [during] = await db.query(`SELECT state FROM occurrences WHERE id = $1`, [runId]);
     expect(during.state).toBe('RUNNING');
     held.open();

@@ -4,14 +4,23 @@
  */
 export async function eventually<T>(
   assertion: () => T | Promise<T>,
-  { timeoutMs = 10_000, intervalMs = 25 }: { timeoutMs?: number; intervalMs?: number } = {},
+  {
+    timeoutMs = 10_000,
+    intervalMs = 25,
+    until = () => false,
+  }: {
+    timeoutMs?: number;
+    intervalMs?: number;
+    /** A failure that will not pass by waiting: rethrown at once. */
+    until?: (error: unknown) => boolean;
+  } = {},
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
       return await assertion();
     } catch (error) {
-      if (Date.now() >= deadline) throw error;
+      if (until(error) || Date.now() >= deadline) throw error;
       await new Promise((resolve) => setTimeout(resolve, intervalMs));
     }
   }

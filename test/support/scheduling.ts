@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { eventually } from './eventually';
 import type { TestApp } from './test-app';
 
 /** A tenant with a target, and a way to create schedules for it through the API. */
@@ -23,4 +24,36 @@ export async function tenantWithTarget(t: TestApp, quotas: Record<string, number
     return res.body as { id: string; revision: number; nextDueAt: string };
   };
   return { tenant, targetId: target.body.id as string, createSchedule };
+}
+
+/**
+ * A schedule that fires every second, as a witness that the poller is working: once the witness
+ * has an occurrence at or after an instant, the poller has dispatched everything due before it.
+ * A test that asserts something did NOT happen waits on this instead of sleeping.
+ */
+export async function pollerWitness(
+  make: Awaited<ReturnType<typeof tenantWithTarget>>,
+  db: { query(sql: string, params: unknown[]): Promise<Array<Record<string, unknown>>> },
+) {
+  const witness = await make.createSchedule({
+    cron: '* * * * * *',
+    timezone: 'UTC',
+    overlapPolicy: 'allow',
+  });
+  return {
+    /** Resolves once the poller has dispatched the witness's instant at or after `instant`. */
+    async passed(instant: Date, timeoutMs = 15_000): Promise<void> {
+      await eventually(
+        async () => {
+          const rows = await db.query(
+            'SELECT 1 FROM occurrences WHERE schedule_id = $1 AND scheduled_at >= $2 LIMIT 1',
+            [witness.id, instant],
+          );
+          if (rows.length === 0)
+            throw new Error(`the poller has not reached ${instant.toISOString()}`);
+        },
+        { timeoutMs, intervalMs: 50 },
+      );
+    },
+  };
 }

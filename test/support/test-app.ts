@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { createApp } from '../../src/app.factory';
+import type { Clock } from '../../src/common';
 import { AppConfig, loadConfig } from '../../src/config';
 import { createTestDatabase, TestDatabase } from './test-database';
 
@@ -20,10 +21,14 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** The whole application, as main.ts builds it, on a fresh database of its own. */
+/**
+ * The whole application, as main.ts builds it, on a fresh database of its own. Configuration
+ * overrides come as the environment variables an operator would set; `clock` replaces the
+ * process clock where a test moves time.
+ */
 export async function startTestApp(
   env: Record<string, string> = {},
-  options: { database?: TestDatabase } = {},
+  options: { database?: TestDatabase; clock?: Clock } = {},
 ): Promise<TestApp> {
   // Apps that share a database (several replicas) leave dropping it to the one that created it.
   const ownsDatabase = !options.database;
@@ -35,7 +40,7 @@ export async function startTestApp(
     ROLES: 'api',
     ...env,
   });
-  const app = await createApp(config);
+  const app = await createApp(config, options.clock);
   await app.init();
   const http = request(app.getHttpServer());
   let closed = false;

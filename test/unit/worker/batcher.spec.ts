@@ -26,7 +26,8 @@ function recorder(fail: (batch: Completion[]) => boolean = () => false) {
   const batches: string[][] = [];
   const completeMany = async (batch: Completion[]) => {
     batches.push(batch.map((c) => c.runId));
-    await new Promise((done) => setTimeout(done, 5));
+    // A real batch takes a round trip: yield, so later submits queue up behind this one.
+    await new Promise((done) => setImmediate(done));
     if (fail(batch)) throw new Error(`batch of ${batch.length} failed`);
     return batch.map((c) => accepted(c.runId));
   };
