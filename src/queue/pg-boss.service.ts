@@ -52,9 +52,11 @@ export class PgBossService implements OnModuleInit, OnApplicationShutdown {
     this.started = false;
     // stop() resolves before pg-boss has finished closing its pool; 'stopped' marks the end, and
     // only then may the database (perhaps our embedded one) go away.
+    // Its graceful stop shares the process's shutdown bound with the roles' drains.
+    const timeout = Math.max(1000, this.config.shutdownTimeoutMs);
     const stopped = once(this.boss, 'stopped');
-    await this.boss.stop({ graceful: true, timeout: 10_000, close: true });
-    await Promise.race([stopped, new Promise((done) => setTimeout(done, 12_000).unref())]);
+    await this.boss.stop({ graceful: true, timeout, close: true });
+    await Promise.race([stopped, new Promise((done) => setTimeout(done, timeout + 2000).unref())]);
   }
 
   isStarted(): boolean {

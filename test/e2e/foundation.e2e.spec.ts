@@ -1,3 +1,4 @@
+import { RUN_REASON_CODES } from '../../src/run-vocabulary';
 import { TEST_ADMIN_TOKEN, startTestApp, TestApp } from '../support/test-app';
 
 describe('foundation over HTTP', () => {
@@ -136,6 +137,34 @@ describe('foundation over HTTP', () => {
       expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     });
 
+    it('answers a malformed or foreign id with the same 404 problem on every route', async () => {
+      const { apiKey } = await t.createTenant('ids');
+      const other = await t.createTenant('other');
+      const tenant = (req: ReturnType<typeof t.http.get>) =>
+        req.set('Authorization', `Bearer ${apiKey}`);
+      const ids = ['not-a-uuid', other.id, '00000000-0000-4000-8000-000000000000'];
+      for (const id of ids) {
+        const answers: Array<[string, Awaited<ReturnType<typeof tenant>>]> = [
+          ['tenant', await admin(t.http.get(`/tenants/${id === other.id ? 'nope' : id}`))],
+          ['target', await tenant(t.http.get(`/targets/${id}`))],
+          ['target delete', await tenant(t.http.delete(`/targets/${id}`))],
+          ['schedule', await tenant(t.http.get(`/schedules/${id}`))],
+          ['schedule runs', await tenant(t.http.get(`/schedules/${id}/runs`))],
+          ['trigger', await tenant(t.http.post(`/schedules/${id}/trigger`))],
+          ['run', await tenant(t.http.get(`/runs/${id}`))],
+          ['run cancel', await tenant(t.http.post(`/runs/${id}/cancel`))],
+        ];
+        for (const [route, res] of answers) {
+          expect({ route, status: res.status, type: res.body.type }).toEqual({
+            route,
+            status: 404,
+            type: expect.stringMatching(/not-found$/),
+          });
+          expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+        }
+      }
+    });
+
     it('answers an unknown route with 404', async () => {
       const res = await t.http.get('/no/such/route');
       expect(res.status).toBe(404);
@@ -184,6 +213,11 @@ describe('foundation over HTTP', () => {
       const post = res.body.paths['/tenants'].post;
       expect(post.requestBody.content['application/json'].schema.$ref).toContain('CreateTenantDto');
       expect(post.responses['400'].content['application/problem+json']).toBeDefined();
+      // Run reasons are one documented vocabulary, wherever a reason is answered.
+      const { schemas } = res.body.components;
+      expect(schemas.RunDto.properties.reason.enum).toEqual(RUN_REASON_CODES);
+      expect(schemas.CompleteResponseDto.properties.reason.enum).toEqual(RUN_REASON_CODES);
+      expect(schemas.RunDto.properties.reason.description).toContain('waiting_for_previous');
       const ui = await t.http.get('/docs');
       expect(ui.status).toBe(200);
       expect(ui.text).toContain('swagger');

@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../../src/database';
+import { RUN_REASON_CODES } from '../../src/run-vocabulary';
 import { migrateDatabase, SCHEMA } from '../../src/schema';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 
@@ -49,6 +50,38 @@ describe('migrations', () => {
         `SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'public' AND table_name LIKE 'job%'`,
       );
       expect(inPublic[0].n).toBe(0);
+    } finally {
+      await dataSource.destroy();
+    }
+  });
+
+  it('keep a run reason to the vocabulary: the database refuses any other code', async () => {
+    const dataSource = await new DataSource(dataSourceOptions(db.url, SCHEMA, 1)).initialize();
+    try {
+      const [{ def }] = await dataSource.query(
+        `SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint
+          WHERE conname = 'occurrences_reason_check'`,
+      );
+      const codes = [...(def as string).matchAll(/'([a-z_]+)'/g)].map((m) => m[1]).sort();
+      expect(codes).toEqual([...RUN_REASON_CODES].sort());
+      // Foreign keys off for this session (they are triggers): only the CHECK is under test.
+      const runner = dataSource.createQueryRunner();
+      await runner.query(`SET session_replication_role = replica`);
+      const insert = (reason: string) =>
+        runner.query(
+          `INSERT INTO occurrences (tenant_id, schedule_id, revision, scheduled_at, scheduled_local,
+                                    state, reason, max_attempts, retry_deadline)
+           VALUES (gen_random_uuid(), gen_random_uuid(), 1, now(), 'x', 'SKIPPED', $1, 1, now())`,
+          [reason],
+        );
+      try {
+        await expect(insert('overlap')).resolves.toBeDefined();
+        await expect(insert('the previous run was slow')).rejects.toThrow(
+          /occurrences_reason_check/,
+        );
+      } finally {
+        await runner.release();
+      }
     } finally {
       await dataSource.destroy();
     }
