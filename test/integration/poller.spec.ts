@@ -11,6 +11,22 @@ import { startTestApp, TestApp } from '../support/test-app';
 
 const ALL_SHARDS = Array.from({ length: SHARD_COUNT }, (_, i) => i);
 
+/** Waits until each schedule has an occurrence at or after `instant`: the pollers got there. */
+async function everyScheduleReached(db: DataSource, ids: string[], instant: Date): Promise<void> {
+  await eventually(
+    async () => {
+      const [{ behind }] = await db.query(
+        `SELECT count(*)::int AS behind FROM unnest($1::uuid[]) AS s(id)
+          WHERE NOT EXISTS (SELECT 1 FROM occurrences o
+                             WHERE o.schedule_id = s.id AND o.scheduled_at >= $2)`,
+        [ids, instant],
+      );
+      expect(behind).toBe(0);
+    },
+    { timeoutMs: 15_000 },
+  );
+}
+
 /** Jobs in the runs queue per run id: each QUEUED run must have exactly one. */
 async function jobsPerRun(db: DataSource): Promise<Map<string, number>> {
   const rows = await db.query(
@@ -385,17 +401,10 @@ describe('poller: due-time discovery and durable dispatch', () => {
       );
       // Every schedule dispatched through a couple more instants under the new owners.
       const [{ now: rebalancedAt }] = await db.query('SELECT now() AS now');
-      await eventually(
-        async () => {
-          const [{ behind }] = await db.query(
-            `SELECT count(*)::int AS behind FROM unnest($1::uuid[]) AS s(id)
-              WHERE NOT EXISTS (SELECT 1 FROM occurrences o
-                                 WHERE o.schedule_id = s.id AND o.scheduled_at >= $2)`,
-            [schedules.map((s) => s.id), new Date(rebalancedAt.getTime() + 2000)],
-          );
-          expect(behind).toBe(0);
-        },
-        { timeoutMs: 15_000 },
+      await everyScheduleReached(
+        db,
+        schedules.map((s) => s.id),
+        new Date(rebalancedAt.getTime() + 2000),
       );
       for (const poller of pollers.splice(0)) await poller.close();
       const rows: Array<{ schedule_id: string; instants: Date[] }> = await db.query(
@@ -470,18 +479,7 @@ describe('poller: due-time discovery and durable dispatch', () => {
       // Both dispatch again: every schedule reaches an instant after A's return (under load the
       // shards A took back may still hold instants it has not dispatched yet).
       const [{ now: resumedAt }] = await db.query('SELECT now() AS now');
-      await eventually(
-        async () => {
-          const [{ behind }] = await db.query(
-            `SELECT count(*)::int AS behind FROM unnest($1::uuid[]) AS s(id)
-              WHERE NOT EXISTS (SELECT 1 FROM occurrences o
-                                 WHERE o.schedule_id = s.id AND o.scheduled_at >= $2)`,
-            [ids, resumedAt],
-          );
-          expect(behind).toBe(0);
-        },
-        { timeoutMs: 15_000 },
-      );
+      await everyScheduleReached(db, ids, resumedAt);
       await b.close();
       const seconds = await db.query(
         `SELECT schedule_id, array_agg(extract(epoch FROM scheduled_at)::bigint ORDER BY scheduled_at) AS s
