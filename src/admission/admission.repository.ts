@@ -5,16 +5,27 @@ import type { RunReason, RunState, WaitReason } from '../run-vocabulary';
 import type { Claim, ClaimRequest } from './claim';
 import type { ClaimDiagnosis } from './claim-refusal';
 import {
+  ADMIT_NEW,
+  ADMIT_WAITING,
   CLAIM_RUNS,
   DIAGNOSE_CLAIM,
   END_WAITING_RUN,
+  LOCK_SCHEDULES_OF_CLAIMS,
   LOCK_TENANT_AND_SCHEDULE_OF_RUN,
   LOCK_TENANT_PERMITS,
   LOCK_TENANTS_PERMITS,
-  NOTE_WAITING_REASON,
+  PARK_RUN,
+  TENANTS_WAITING,
+  WAITING_SUMMARY,
 } from './admission.sql';
 
 /** ClaimDiagnosis with what acting on the refusal needs. */
+/** What the waiting list looks like, for the metrics: runs by reason and the oldest's age. */
+export interface WaitingSummary {
+  runs: Partial<Record<WaitReason, number>>;
+  oldestSeconds: number;
+}
+
 export interface ClaimDiagnosisRecord extends ClaimDiagnosis {
   scheduleId: string;
   reason: RunReason | null;
@@ -44,12 +55,21 @@ export class AdmissionRepository {
     if (!row) await this.sql.rows(LOCK_TENANT_PERMITS, [tenantId], tx);
   }
 
-  /** What can be claimed of the runs, with attempts and rate tokens (see CLAIM_RUNS). */
+  /** The schedule locks a batched claim needs for overlap (see LOCK_SCHEDULES_OF_CLAIMS). */
+  async lockSchedulesOfClaims(tx: Tx, runIds: readonly string[]): Promise<void> {
+    await this.sql.rows(LOCK_SCHEDULES_OF_CLAIMS, [runIds, CONCURRENT_POLICIES], tx);
+  }
+
+  /**
+   * What can be claimed of the runs (see CLAIM_RUNS). `admittedOnly`: the caller does not hold
+   * the tenants' permit locks, so only runs admitted already may be taken.
+   */
   async claimMany(
     tx: Tx,
     runs: readonly ClaimRequest[],
     workerId: string,
     leaseMs: number,
+    admittedOnly: boolean,
   ): Promise<Claim[]> {
     const rows = await this.sql.rows(
       CLAIM_RUNS,
@@ -59,10 +79,54 @@ export class AdmissionRepository {
         workerId,
         leaseMs,
         CONCURRENT_POLICIES,
+        admittedOnly,
       ],
       tx,
     );
     return rows.map(toClaim);
+  }
+
+  /** Admission of new runs (see ADMIT_NEW); the admitted ones, to publish. */
+  async admitNew(tx: Tx, runs: readonly ClaimRequest[]): Promise<ClaimRequest[]> {
+    if (runs.length === 0) return [];
+    const rows = await this.sql.rows<{ id: string; tenant_id: string; admitted: boolean }>(
+      ADMIT_NEW,
+      [runs.map((r) => r.runId), runs.map((r) => r.tenantId)],
+      tx,
+    );
+    return rows.filter((r) => r.admitted).map((r) => ({ runId: r.id, tenantId: r.tenant_id }));
+  }
+
+  async tenantsWaiting(limit: number): Promise<string[]> {
+    const rows = await this.sql.rows<{ tenant_id: string }>(TENANTS_WAITING, [limit]);
+    return rows.map((r) => r.tenant_id);
+  }
+
+  /** The admitter's step for one tenant (see ADMIT_WAITING). */
+  async admitWaiting(
+    tx: Tx,
+    tenantId: string,
+    limit: number,
+  ): Promise<{ admitted: ClaimRequest[]; skipped: number }> {
+    const rows = await this.sql.rows<{ id: string; tenant_id: string; admitted: boolean }>(
+      ADMIT_WAITING,
+      [tenantId, limit],
+      tx,
+    );
+    return {
+      admitted: rows.filter((r) => r.admitted).map((r) => ({ runId: r.id, tenantId: r.tenant_id })),
+      skipped: rows.filter((r) => !r.admitted).length,
+    };
+  }
+
+  async waitingSummary(): Promise<WaitingSummary> {
+    const rows = await this.sql.rows<{ reason: WaitReason; runs: number; oldest_seconds: number }>(
+      WAITING_SUMMARY,
+    );
+    return {
+      runs: Object.fromEntries(rows.map((r) => [r.reason, r.runs])),
+      oldestSeconds: Math.max(0, ...rows.map((r) => r.oldest_seconds)),
+    };
   }
 
   async diagnose(tx: Tx, runId: string, tenantId: string): Promise<ClaimDiagnosisRecord | null> {
@@ -73,6 +137,8 @@ export class AdmissionRepository {
       scheduleId: row.schedule_id as string,
       reason: row.reason as RunReason | null,
       reasonDetail: row.reason_detail as string | null,
+      admitted: row.admitted as boolean,
+      startDeadlinePassed: row.start_deadline_passed as boolean,
       notDue: row.not_due as boolean,
       dueAt: row.due_at as Date,
       scheduleCancelled: row.schedule_cancelled as boolean,
@@ -99,8 +165,9 @@ export class AdmissionRepository {
     return (await this.sql.affected(END_WAITING_RUN, params, tx)) > 0;
   }
 
-  async noteWaiting(tx: Tx, run: ClaimRequest, reason: WaitReason): Promise<void> {
-    await this.sql.affected(NOTE_WAITING_REASON, [run.runId, run.tenantId, reason], tx);
+  /** The run waits with the reason and gives back its permit (see PARK_RUN). */
+  async park(tx: Tx, run: ClaimRequest, reason: WaitReason): Promise<void> {
+    await this.sql.affected(PARK_RUN, [run.runId, run.tenantId, reason], tx);
   }
 }
 

@@ -51,6 +51,7 @@ export class AdmissionService {
           [run],
           workerId,
           this.config.execution.leaseMs,
+          false,
         );
         if (claim) return { claimed: true, claim };
         diagnosis = await this.admission.diagnose(tx, runId, tenantId);
@@ -74,22 +75,67 @@ export class AdmissionService {
   }
 
   /**
-   * The fast path of a busy worker: claims what it can of a batch of runs (of any tenants) in
-   * one transaction of two statements (the tenants' permit locks, then CLAIM_RUNS). Runs it did
-   * not take are not refused: the caller claims each alone with claim(), which says why and
-   * requeues or ends it.
+   * The fast path of a busy worker: claims the admitted runs of a batch (of any tenants) in one
+   * transaction of two statements (the schedule locks overlap needs, then CLAIM_RUNS). No tenant
+   * lock: an admitted run holds its permit and token already. Runs it did not take are not
+   * refused: the caller claims each alone with claim(), which says why and parks, requeues or
+   * ends it.
    */
   async claimBatch(runs: readonly ClaimRequest[], workerId: string): Promise<Claim[]> {
     if (runs.length === 0) return [];
     const claims = await this.admission.transaction(async (tx) => {
-      await this.admission.lockTenantsPermits(
+      await this.admission.lockSchedulesOfClaims(
         tx,
-        runs.map((run) => run.tenantId),
+        runs.map((run) => run.runId),
       );
-      return this.admission.claimMany(tx, runs, workerId, this.config.execution.leaseMs);
+      return this.admission.claimMany(tx, runs, workerId, this.config.execution.leaseMs, true);
     });
     for (const claim of claims) this.claimed(claim);
     return claims;
+  }
+
+  /**
+   * Admission of runs just created in `tx` (by the poller or a manual trigger): under their
+   * tenants' permit locks, those the tenant can afford now get their queue jobs in `tx`; the
+   * rest wait in the ledger with the reason, costing nothing until the admitter takes them.
+   * Returns how many were admitted.
+   */
+  async admit(tx: Tx, runs: readonly ClaimRequest[]): Promise<number> {
+    if (runs.length === 0) return 0;
+    await this.admission.lockTenantsPermits(
+      tx,
+      runs.map((run) => run.tenantId),
+    );
+    const admitted = await this.admission.admitNew(tx, runs);
+    await this.jobs.publish(tx, admitted);
+    return admitted.length;
+  }
+
+  /**
+   * The admitter's round: for each tenant with runs waiting for its budget (at most
+   * `tenantsPerRound`), one transaction under its permit lock admits what it can afford now, in
+   * its admission order, and publishes their jobs; waiting runs past their start deadline are
+   * SKIPPED. Returns how many runs were admitted.
+   */
+  async admitWaiting(): Promise<number> {
+    const { admission } = this.config;
+    const tenants = await this.admission.tenantsWaiting(admission.tenantsPerRound);
+    let admitted = 0;
+    for (const tenantId of tenants) {
+      const round = await this.admission.transaction(async (tx) => {
+        await this.admission.lockTenantsPermits(tx, [tenantId]);
+        const result = await this.admission.admitWaiting(tx, tenantId, admission.batchSize);
+        await this.jobs.publish(tx, result.admitted);
+        return result;
+      });
+      admitted += round.admitted.length;
+      if (round.skipped > 0) {
+        this.lifecycle.emit({ kind: 'runs.deadline_skipped', count: round.skipped });
+      }
+    }
+    const waiting = await this.admission.waitingSummary();
+    this.lifecycle.emit({ kind: 'admission.waiting', ...waiting, admitted });
+    return admitted;
   }
 
   /**
@@ -144,6 +190,9 @@ export class AdmissionService {
       case 'attempts_exhausted':
       case 'retry_deadline_exceeded':
         return end('FAILED', reason);
+      case 'deadline_exceeded':
+        this.lifecycle.emit({ kind: 'runs.deadline_skipped', count: 1 });
+        return end('SKIPPED', reason);
       case 'not_due':
         // +1 ms: the job's Date carries milliseconds, the run's instant may carry microseconds.
         return requeue(d ? d.dueAt.getTime() - d.dbNow.getTime() + 1 : 0);
@@ -154,7 +203,7 @@ export class AdmissionService {
             return end('SKIPPED', 'overlap');
           case 'wait':
             // No new job: the running run's end hands the turn over (see the overlap module).
-            await this.admission.noteWaiting(tx, run, 'waiting_for_previous');
+            await this.admission.park(tx, run, 'waiting_for_previous');
             return refused();
           case 'retry_later':
             return requeue(shortly());
@@ -162,11 +211,14 @@ export class AdmissionService {
         return refused();
       }
       case 'throttled_concurrency':
-        if (d?.state === 'QUEUED') await this.admission.noteWaiting(tx, run, reason);
-        return requeue(shortly());
       case 'throttled_rate':
-        if (d?.state === 'QUEUED') await this.admission.noteWaiting(tx, run, reason);
-        return requeue(d?.rateWaitMs ?? shortly());
+        if (d?.state === 'QUEUED') {
+          // Waits in the ledger, at no cost, until the admitter takes it: no new job.
+          await this.admission.park(tx, run, reason);
+          return refused();
+        }
+        // A retry that cannot start yet comes back when a token or a permit may be free.
+        return requeue(reason === 'throttled_rate' ? (d?.rateWaitMs ?? shortly()) : shortly());
       case 'contended':
         return requeue(shortly());
     }

@@ -1,24 +1,60 @@
 /**
- * Admission: which waiting runs may start now, and starting them. A run starts only if it is
- * due by the database clock (never early), still wanted, within its attempts and deadline, its
- * tenant has a permit (maxConcurrentRuns) and a rate token (dispatchRatePerSecond), and its
- * schedule's overlap policy allows it. Every statement filters by tenant_id.
+ * Admission: which runs may go to the queue, and starting them. A run is admitted once its
+ * tenant has a permit (maxConcurrentRuns) and a rate token (dispatchRatePerSecond) for it; only
+ * then does its queue job exist. A run the tenant cannot afford yet waits in the ledger (QUEUED,
+ * reason throttled_*, no job, no work while it waits) until the admitter takes it, in the
+ * tenant's admission order (priority, then instant). The claim then starts an admitted run
+ * without looking at the tenant's budget again. Every statement filters by tenant_id.
  *
- * The tenant's dispatch rate is a token bucket per tenant in tenant_dispatch_budget, shared by
- * every replica: tokens refill continuously at dispatch_rate_per_second, capped at one second's
- * worth; a tenant without a bucket yet has a full one.
+ * Permits held by a tenant: its RUNNING runs and its admitted QUEUED runs (their job is on its
+ * way to a worker). Admission keeps that count at most maxConcurrentRuns, under the tenant's
+ * permit lock. The dispatch rate is a token bucket per tenant in tenant_dispatch_budget, shared
+ * by every replica: tokens refill continuously at dispatch_rate_per_second, capped at one
+ * second's worth; a tenant without a bucket yet has a full one. A token is spent when a run is
+ * admitted.
  */
 
+/** The permits tenant `tenant` (a SQL expression) holds: running and admitted runs. */
+const heldPermits = (tenant: string) => `
+  (SELECT count(*) FROM occurrences r
+    WHERE r.tenant_id = ${tenant}
+      AND (r.state = 'RUNNING' OR (r.state = 'QUEUED' AND r.admitted_at IS NOT NULL)))`;
+
+/** A run waiting for its tenant's budget (the waiting list, occurrences_waiting_admission_idx). */
+const WAITING_FOR_BUDGET = (o: string) => `${o}.state = 'QUEUED' AND ${o}.admitted_at IS NULL
+        AND ${o}.reason IN ('throttled_concurrency', 'throttled_rate')`;
+
 /**
- * Serialises, per tenant, everything that takes a run permit (claims). The claim's count of
- * RUNNING runs is only a limit if no other claim of the tenant can commit between that count
- * and its own commit. Completions and lease expiries only give permits back, which cannot break
- * the limit, so they do not take it: one busy tenant's completions never queue behind its
- * claims. Advisory rather than a row lock on tenants, so quota edits and schedule creation never
- * wait on dispatch. Lock order: tenant, then schedule, then run.
+ * Spends, per tenant, as many tokens as `spenders` (a CTE with a tenant_id column) has rows of
+ * that tenant, opening a missing bucket full first. The inserted row is a full bucket minus the
+ * spend, so on conflict `rate - EXCLUDED.tokens` is the spend, taken from the existing bucket
+ * refilled up to now.
+ */
+const spendTokens = (spenders: string) => `
+    INSERT INTO tenant_dispatch_budget AS b (tenant_id, tokens, refilled_at)
+    SELECT bt.id, bt.dispatch_rate_per_second - n.spent, clock_timestamp()
+      FROM (SELECT tenant_id, count(*) AS spent FROM ${spenders} GROUP BY tenant_id) n
+      JOIN tenants bt ON bt.id = n.tenant_id
+    ON CONFLICT (tenant_id) DO UPDATE
+       SET tokens = (SELECT least(bt.dispatch_rate_per_second,
+                                  b.tokens + extract(epoch FROM clock_timestamp() - b.refilled_at)
+                                             * bt.dispatch_rate_per_second)
+                              - (bt.dispatch_rate_per_second - EXCLUDED.tokens)
+                       FROM tenants bt WHERE bt.id = b.tenant_id),
+           refilled_at = clock_timestamp()`;
+
+/**
+ * Serialises, per tenant, everything that takes a run permit or a rate token: admission of new
+ * runs (the poller, a manual trigger), the admitter, and the claim of a run that was not
+ * admitted (a retry, an external worker's claim). A permit count is only a limit if no other
+ * admission of the tenant can commit between that count and its own commit. Completions and
+ * lease expiries only give permits back, which cannot break the limit, so they do not take it;
+ * nor does the claim of an admitted run, which holds its permit already. Advisory rather than a
+ * row lock on tenants, so quota edits and schedule creation never wait on dispatch. Lock order:
+ * tenant, then schedule, then run.
  *
- * For the tenants of a batched claim, in tenant-id order (the subquery's order is the order the
- * outer scan calls the function in), so batches that share tenants queue rather than deadlock.
+ * For several tenants, in tenant-id order (the subquery's order is the order the outer scan
+ * calls the function in), so transactions that share tenants queue rather than deadlock.
  * $1 tenant ids.
  */
 export const LOCK_TENANTS_PERMITS = `
@@ -40,6 +76,18 @@ export const LOCK_TENANT_AND_SCHEDULE_OF_RUN = `
 export const LOCK_TENANT_PERMITS = `
   SELECT pg_advisory_xact_lock(hashtextextended('dueline.run-permits:' || $1::text, 0))`;
 
+/**
+ * A batched claim's schedule locks: for the runs whose schedule does not allow concurrent runs
+ * ($2), one lock per schedule in schedule-id order, the lock a single claim and a completion
+ * take. Two batches then never both start a run of one such schedule. $1 run ids.
+ */
+export const LOCK_SCHEDULES_OF_CLAIMS = `
+  SELECT pg_advisory_xact_lock(hashtextextended('dueline.schedule-runs:' || schedule_id::text, 0))
+    FROM (SELECT DISTINCT o.schedule_id
+            FROM occurrences o JOIN schedules s ON s.id = o.schedule_id
+           WHERE o.id = ANY($1::uuid[]) AND NOT (s.overlap_policy = ANY($2::text[]))
+           ORDER BY o.schedule_id) runs_schedules`;
+
 /** The tokens tenant `tenant` (a SQL expression of this module's statements) has now. */
 const tokensNow = (tenant: string) => `
   (SELECT coalesce(
@@ -51,33 +99,142 @@ const tokensNow = (tenant: string) => `
      FROM tenants bt WHERE bt.id = ${tenant})`;
 
 /**
+ * Admission of new runs (after LOCK_TENANTS_PERMITS for their tenants, in the transaction that
+ * created them): of each tenant's runs, in admission order, as many as it has free permits and
+ * tokens are admitted (their jobs may be published), the rest wait with the reason. A tenant
+ * that already has runs waiting admits nothing new here: the new runs join the waiting list and
+ * the admitter takes them in order, so a flood never jumps its own queue.
+ * $1 run ids, $2 their tenant ids. Returns every run with `admitted`.
+ */
+export const ADMIT_NEW = `
+  WITH batch AS (
+    SELECT b.run_id, b.tenant_id FROM unnest($1::uuid[], $2::uuid[]) AS b(run_id, tenant_id)
+  ), free AS (
+    SELECT t.id AS tenant_id,
+           t.max_concurrent_runs - ${heldPermits('t.id')} AS permits,
+           floor(${tokensNow('t.id')}) AS tokens,
+           EXISTS (SELECT 1 FROM occurrences w
+                    WHERE w.tenant_id = t.id AND ${WAITING_FOR_BUDGET('w')}) AS waiting
+      FROM tenants t
+     WHERE t.id IN (SELECT tenant_id FROM batch)
+  ), ranked AS (
+    SELECT o.id, o.tenant_id,
+           row_number() OVER (PARTITION BY o.tenant_id
+                              ORDER BY o.priority, o.scheduled_at, o.id) AS nth
+      FROM batch b
+      JOIN occurrences o ON o.id = b.run_id AND o.tenant_id = b.tenant_id
+     WHERE o.state = 'QUEUED' AND o.admitted_at IS NULL AND o.reason IS NULL
+  ), decided AS (
+    SELECT r.id,
+           NOT f.waiting AND r.nth <= least(f.permits, f.tokens) AS admitted,
+           CASE WHEN r.nth > f.permits THEN 'throttled_concurrency'
+                ELSE 'throttled_rate' END AS waits_for
+      FROM ranked r JOIN free f ON f.tenant_id = r.tenant_id
+  ), written AS (
+    UPDATE occurrences o
+       SET admitted_at = CASE WHEN d.admitted THEN now() END,
+           reason = CASE WHEN d.admitted THEN NULL ELSE d.waits_for END,
+           updated_at = now()
+      FROM decided d
+     WHERE o.id = d.id
+    RETURNING o.id, o.tenant_id, d.admitted
+  ), spent AS (${spendTokens('(SELECT tenant_id FROM written WHERE admitted) admitted_runs')}
+  )
+  SELECT id, tenant_id, admitted FROM written`;
+
+/**
+ * The tenants with runs waiting for their budget, by a loose scan of the waiting list's index
+ * (one probe per such tenant, however long each one's list is), at most $1.
+ */
+export const TENANTS_WAITING = `
+  WITH RECURSIVE waiting(tenant_id) AS (
+    (SELECT w.tenant_id FROM occurrences w
+      WHERE ${WAITING_FOR_BUDGET('w')}
+      ORDER BY w.tenant_id LIMIT 1)
+    UNION ALL
+    SELECT (SELECT w.tenant_id FROM occurrences w
+             WHERE ${WAITING_FOR_BUDGET('w')} AND w.tenant_id > waiting.tenant_id
+             ORDER BY w.tenant_id LIMIT 1)
+      FROM waiting WHERE waiting.tenant_id IS NOT NULL
+  )
+  SELECT tenant_id FROM waiting WHERE tenant_id IS NOT NULL LIMIT $1`;
+
+/**
+ * The admitter, per tenant (after LOCK_TENANTS_PERMITS for it): the first waiting runs in
+ * admission order, as many as the tenant has free permits and tokens (and at most $2), are
+ * admitted and spend their tokens; the caller publishes their jobs in the same transaction.
+ * A waiting run already past its start deadline is not admitted but SKIPPED (deadline_exceeded)
+ * in the same statement. SKIP LOCKED: a run a cancel holds is left for the next round.
+ * $1 tenant, $2 at most this many. Returns the admitted runs, and the skipped ones as not admitted.
+ */
+export const ADMIT_WAITING = `
+  WITH budget AS (
+    SELECT greatest(0, least(t.max_concurrent_runs - ${heldPermits('t.id')},
+                             floor(${tokensNow('t.id')}), $2))::int AS n
+      FROM tenants t WHERE t.id = $1
+  ), late AS (
+    UPDATE occurrences o
+       SET state = 'SKIPPED', reason = 'deadline_exceeded', reason_detail = NULL,
+           finished_at = now(), updated_at = now()
+     WHERE o.tenant_id = $1 AND ${WAITING_FOR_BUDGET('o')} AND o.start_deadline < now()
+    RETURNING o.id
+  ), picked AS (
+    SELECT o.id
+      FROM occurrences o
+     WHERE o.tenant_id = $1 AND ${WAITING_FOR_BUDGET('o')}
+       AND (o.start_deadline IS NULL OR o.start_deadline >= now())
+     ORDER BY o.priority, o.scheduled_at, o.id
+     LIMIT (SELECT n FROM budget)
+       FOR UPDATE SKIP LOCKED
+  ), admitted AS (
+    UPDATE occurrences o
+       SET admitted_at = now(), reason = NULL, updated_at = now()
+      FROM picked p
+     WHERE o.id = p.id
+    RETURNING o.id, o.tenant_id
+  ), spent AS (${spendTokens('admitted')}
+  )
+  SELECT id, tenant_id, true AS admitted FROM admitted
+  UNION ALL
+  SELECT id, $1::uuid, false FROM late`;
+
+/** How many runs wait for their tenants' budgets, by reason, and the oldest one's age. */
+export const WAITING_SUMMARY = `
+  SELECT w.reason, count(*)::int AS runs,
+         coalesce(extract(epoch FROM now() - min(w.scheduled_at)), 0)::float8 AS oldest_seconds
+    FROM occurrences w
+   WHERE ${WAITING_FOR_BUDGET('w')}
+   GROUP BY w.reason`;
+
+/**
  * Run `o` (of schedule `s`) may start an attempt now by the database clock: due (never early),
  * waiting (QUEUED, or RETRY_WAIT whose retry time has come), not cancelled (run or schedule),
- * within its attempts and retry deadline.
+ * within its attempts and retry deadline, and (for its first attempt) within its start deadline.
  */
 const RUN_CLAIMABLE = `(o.state = 'QUEUED' OR (o.state = 'RETRY_WAIT' AND o.next_attempt_at <= now()))
        AND now() >= o.scheduled_at
        AND s.status <> 'cancelled'
        AND o.cancel_requested_at IS NULL
        AND o.attempt_count < o.max_attempts
-       AND now() < o.retry_deadline`;
+       AND now() < o.retry_deadline
+       AND (o.start_deadline IS NULL OR o.attempt_count > 0 OR now() <= o.start_deadline)`;
 
 /**
  * The claim, all of it in one statement, for one run or a batch of any tenants' runs. Receipt of
- * a job is not ownership, this is: a run is taken only if RUN_CLAIMABLE holds and its tenant has
- * a permit and a rate token left; its fencing token goes up, so any earlier holder's writes are
- * rejected from now on, and its lease starts. Of each tenant's claimable runs it takes, oldest
- * instant first, no more than the tenant's free permits and tokens, and for a schedule whose
- * overlap policy does not allow concurrent runs ($5) one run, none if one is already RUNNING.
- *
- * In the same statement it appends each claimed run's attempt (so no attempt exists that its
- * claim did not commit; the attempts module ends them) and spends the tokens: the bucket row is
- * inserted full minus the spend, so on conflict `rate - EXCLUDED.tokens` is the spend, taken
- * from the existing bucket refilled up to now.
+ * a job is not ownership, this is: a run is taken only if RUN_CLAIMABLE holds, and for a
+ * schedule whose overlap policy does not allow concurrent runs ($5) only one, none if one is
+ * already RUNNING. An admitted run holds its permit and has spent its token already; a run that
+ * was not admitted (a retry, an external worker's claim of a waiting run) is taken only within
+ * its tenant's free permits and tokens, oldest first, and spends its token here, and only when
+ * the caller holds the tenant's permit lock ($6 false: a batch without that lock takes admitted
+ * runs only). Its fencing token goes up, so any earlier holder's writes are rejected from now
+ * on, its lease starts, and its attempt is appended in the same statement (no attempt exists
+ * that its claim did not commit; the attempts module ends them).
  *
  * A run not returned is not refused: the caller claims it alone and DIAGNOSE_CLAIM says why.
- * Must run after LOCK_TENANTS_PERMITS for the batch's tenants, in its own statement (its
- * snapshot then sees every claim that committed before the locks were granted).
+ * Must run after the locks it relies on (the schedules' for overlap, the tenants' for
+ * unadmitted runs), in its own statement (its snapshot then sees every claim that committed
+ * before the locks were granted).
  *
  * The UPDATE takes a run only in the row version the CTE judged (`xmin`): a concurrent change
  * (a cancel) makes a new version, and the re-check after waiting for it fails, so the run is
@@ -85,40 +242,44 @@ const RUN_CLAIMABLE = `(o.state = 'QUEUED' OR (o.state = 'RETRY_WAIT' AND o.next
  * they match the partial indexes on waiting runs, and with statistics that lag a burst the
  * planner scanned every QUEUED run and joined it to the batch (20 ms for 50 runs) rather than
  * looking the batch up by primary key.
- * $1 run ids, $2 their tenant ids, $3 worker id, $4 lease ms, $5 concurrent overlap policies.
+ * $1 run ids, $2 their tenant ids, $3 worker id, $4 lease ms, $5 concurrent overlap policies,
+ * $6 admitted runs only.
  */
 export const CLAIM_RUNS = `
   WITH batch AS (
     SELECT b.run_id, b.tenant_id FROM unnest($1::uuid[], $2::uuid[]) AS b(run_id, tenant_id)
-  ), free AS (
-    SELECT t.id AS tenant_id,
-           t.max_concurrent_runs
-           - (SELECT count(*) FROM occurrences r
-               WHERE r.tenant_id = t.id AND r.state = 'RUNNING') AS permits,
-           floor(${tokensNow('t.id')}) AS tokens
-      FROM tenants t
-     WHERE t.id IN (SELECT tenant_id FROM batch)
   ), claimable AS (
     SELECT o.id, o.xmin AS version, o.tenant_id, o.scheduled_at,
+           (o.state = 'QUEUED' AND o.admitted_at IS NOT NULL) AS admitted,
            s.overlap_policy = ANY($5::text[]) AS concurrent,
            row_number() OVER (PARTITION BY o.schedule_id ORDER BY o.scheduled_at, o.id) AS nth
       FROM batch b
       JOIN occurrences o ON o.id = b.run_id AND o.tenant_id = b.tenant_id
       JOIN schedules s ON s.id = o.schedule_id
      WHERE ${RUN_CLAIMABLE}
+       AND (NOT $6::boolean OR (o.state = 'QUEUED' AND o.admitted_at IS NOT NULL))
        AND (s.overlap_policy = ANY($5::text[])
             OR NOT EXISTS (SELECT 1 FROM occurrences r
                             WHERE r.schedule_id = o.schedule_id AND r.state = 'RUNNING'))
-  ), ranked AS (
+  ), one_per_schedule AS (
+    SELECT c.* FROM claimable c WHERE c.concurrent OR c.nth = 1
+  ), free AS (
+    SELECT t.id AS tenant_id,
+           t.max_concurrent_runs - ${heldPermits('t.id')} AS permits,
+           floor(${tokensNow('t.id')}) AS tokens
+      FROM tenants t
+     WHERE t.id IN (SELECT tenant_id FROM one_per_schedule WHERE NOT admitted)
+  ), unadmitted AS (
     SELECT c.id, c.version, c.tenant_id,
            row_number() OVER (PARTITION BY c.tenant_id ORDER BY c.scheduled_at, c.id) AS nth
-      FROM claimable c
-     WHERE c.concurrent OR c.nth = 1
+      FROM one_per_schedule c
+     WHERE NOT c.admitted
   ), chosen AS (
-    SELECT r.id, r.version
-      FROM ranked r
-      JOIN free f ON f.tenant_id = r.tenant_id
-     WHERE r.nth <= least(f.permits, f.tokens)
+    SELECT c.id, c.version, c.admitted FROM one_per_schedule c WHERE c.admitted
+    UNION ALL
+    SELECT u.id, u.version, false
+      FROM unadmitted u JOIN free f ON f.tenant_id = u.tenant_id
+     WHERE u.nth <= least(f.permits, f.tokens)
   ), claimed AS (
     UPDATE occurrences o
        SET state = 'RUNNING',
@@ -126,6 +287,7 @@ export const CLAIM_RUNS = `
            attempt_count = o.attempt_count + 1,
            lease_until = now() + make_interval(secs => $4::double precision / 1000),
            worker_id = $3,
+           admitted_at = coalesce(o.admitted_at, now()),
            reason = NULL,
            reason_detail = NULL,
            next_attempt_at = NULL,
@@ -133,32 +295,23 @@ export const CLAIM_RUNS = `
       FROM chosen c, schedules s
      WHERE o.id = c.id AND o.xmin = c.version AND s.id = o.schedule_id
     RETURNING o.id, o.tenant_id, o.schedule_id, o.fencing_token, o.attempt_count, o.lease_until,
-              o.scheduled_at, s.target_id, s.payload
+              o.scheduled_at, s.target_id, s.payload, c.admitted
   ), attempts AS (
     INSERT INTO attempts (run_id, attempt_no, tenant_id, worker_id, fencing_token)
     SELECT c.id, c.attempt_count, c.tenant_id, $3, c.fencing_token FROM claimed c
-  ), spent AS (
-    INSERT INTO tenant_dispatch_budget AS b (tenant_id, tokens, refilled_at)
-    SELECT bt.id, bt.dispatch_rate_per_second - n.spent, clock_timestamp()
-      FROM (SELECT tenant_id, count(*) AS spent FROM claimed GROUP BY tenant_id) n
-      JOIN tenants bt ON bt.id = n.tenant_id
-    ON CONFLICT (tenant_id) DO UPDATE
-       SET tokens = (SELECT least(bt.dispatch_rate_per_second,
-                                  b.tokens + extract(epoch FROM clock_timestamp() - b.refilled_at)
-                                             * bt.dispatch_rate_per_second)
-                              - (bt.dispatch_rate_per_second - EXCLUDED.tokens)
-                       FROM tenants bt WHERE bt.id = b.tenant_id),
-           refilled_at = clock_timestamp()
+  ), spent AS (${spendTokens('(SELECT tenant_id FROM claimed WHERE NOT admitted) unadmitted_claims')}
   )
   SELECT * FROM claimed`;
 
 /**
  * Why CLAIM_RUNS did not take a run: each of its conditions, read in the same transaction (so
- * under the same tenant lock). `due_at` is when a not-yet-due run becomes claimable, `rate_wait_ms`
- * how long until the tenant has a whole token. $3 concurrent overlap policies.
+ * under the same tenant lock). `due_at` is when a not-yet-due run becomes claimable,
+ * `rate_wait_ms` how long until the tenant has a whole token; budget conditions do not apply
+ * to an admitted run. $3 concurrent overlap policies.
  */
 export const DIAGNOSE_CLAIM = `
   SELECT o.state, o.reason, o.reason_detail, o.schedule_id,
+         (o.state = 'QUEUED' AND o.admitted_at IS NOT NULL) AS admitted,
          (now() < o.scheduled_at
            OR (o.state = 'RETRY_WAIT' AND o.next_attempt_at > now())) AS not_due,
          greatest(o.scheduled_at, coalesce(o.next_attempt_at, o.scheduled_at)) AS due_at,
@@ -166,9 +319,9 @@ export const DIAGNOSE_CLAIM = `
          o.cancel_requested_at IS NOT NULL AS cancel_requested,
          o.attempt_count >= o.max_attempts AS attempts_exhausted,
          now() >= o.retry_deadline AS deadline_passed,
-         (SELECT count(*) FROM occurrences r
-           WHERE r.tenant_id = o.tenant_id AND r.state = 'RUNNING') >= t.max_concurrent_runs
-           AS tenant_at_capacity,
+         (o.start_deadline IS NOT NULL AND o.attempt_count = 0 AND now() > o.start_deadline)
+           AS start_deadline_passed,
+         ${heldPermits('o.tenant_id')} >= t.max_concurrent_runs AS tenant_at_capacity,
          (NOT (s.overlap_policy = ANY($3::text[]))
           AND EXISTS (SELECT 1 FROM occurrences r
                        WHERE r.schedule_id = o.schedule_id AND r.state = 'RUNNING'
@@ -184,8 +337,8 @@ export const DIAGNOSE_CLAIM = `
 
 /**
  * Ends a run that was refused at claim and can never run (cancelled, exhausted, skipped for
- * overlap). Only from a waiting state: a run that meanwhile started or ended is left alone.
- * $3 state, $4 reason, $5 detail.
+ * overlap or its start deadline). Only from a waiting state: a run that meanwhile started or
+ * ended is left alone. $3 state, $4 reason, $5 detail.
  */
 export const END_WAITING_RUN = `
   UPDATE occurrences
@@ -193,7 +346,12 @@ export const END_WAITING_RUN = `
          updated_at = now()
    WHERE id = $1 AND tenant_id = $2 AND state IN ('QUEUED', 'RETRY_WAIT')`;
 
-/** Shows why a QUEUED run is still waiting (throttled, waiting for the previous run). */
-export const NOTE_WAITING_REASON = `
-  UPDATE occurrences SET reason = $3, updated_at = now()
+/**
+ * A QUEUED run that may not start yet waits with the reason: for its tenant's budget (the
+ * admitter will take it; its job is acknowledged and no new one is made) or for its turn behind
+ * a running run (the hand-over publishes its job). Either way it gives back the permit it held
+ * if it had been admitted.
+ */
+export const PARK_RUN = `
+  UPDATE occurrences SET reason = $3, admitted_at = NULL, updated_at = now()
    WHERE id = $1 AND tenant_id = $2 AND state = 'QUEUED'`;

@@ -4,6 +4,10 @@ import type { ClaimRefusal } from './claim';
 /** Why the claim statement did not take a run, read right after it in its transaction. */
 export interface ClaimDiagnosis {
   state: RunState;
+  /** Admitted already: it holds its permit and has spent its token, budget does not apply. */
+  admitted: boolean;
+  /** Its first attempt can no longer start within the schedule's startDeadlineSeconds. */
+  startDeadlinePassed: boolean;
   notDue: boolean;
   scheduleCancelled: boolean;
   cancelRequested: boolean;
@@ -28,8 +32,10 @@ export function claimRefusal(d: ClaimDiagnosis | null): ClaimRefusal | null {
   if (d.cancelRequested) return 'cancelled_by_request';
   if (d.attemptsExhausted) return 'attempts_exhausted';
   if (d.deadlinePassed) return 'retry_deadline_exceeded';
+  if (d.startDeadlinePassed) return 'deadline_exceeded';
   if (d.notDue) return 'not_due';
   if (d.overlapping) return 'overlap';
+  if (d.admitted) return null;
   if (d.tenantAtCapacity) return 'throttled_concurrency';
   if (d.rateWaitMs > 0) return 'throttled_rate';
   return null;

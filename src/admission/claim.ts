@@ -29,6 +29,8 @@ export type ClaimRefusal = Extract<
   /** No attempts or retry time left; the run is now FAILED. */
   | 'attempts_exhausted'
   | 'retry_deadline_exceeded'
+  /** Its first attempt can no longer start within its start deadline; the run is SKIPPED. */
+  | 'deadline_exceeded'
   /** Its instant (or its retry time) has not come yet by the database clock. */
   | 'not_due'
   /** The tenant already has maxConcurrentRuns runs RUNNING. */

@@ -69,6 +69,13 @@ export interface WorkerConfig {
   completionRetryBaseMs: number;
 }
 
+/** The admitter: how often it looks at the waiting lists, tenants and runs per round. */
+export interface AdmissionConfig {
+  intervalMs: number;
+  tenantsPerRound: number;
+  batchSize: number;
+}
+
 export interface RelayConfig {
   /** The outbox repair and Idempotency-Key pruning round. */
   intervalMs: number;
@@ -108,6 +115,7 @@ export interface AppConfig {
   execution: ExecutionConfig;
   worker: WorkerConfig;
   relay: RelayConfig;
+  admission: AdmissionConfig;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -198,6 +206,11 @@ export function loadConfig(env: Env): AppConfig {
       sweepIntervalMs: int('RELAY_SWEEP_INTERVAL_MS', 1_000, 10, 600_000),
       sweepBatchSize: int('RELAY_SWEEP_BATCH_SIZE', 100, 1, 100_000),
       sweepTenantsPerTick: int('RELAY_SWEEP_TENANTS_PER_TICK', 20, 1, 10_000),
+    },
+    admission: {
+      intervalMs: int('ADMISSION_INTERVAL_MS', 50, 5, 60_000),
+      tenantsPerRound: int('ADMISSION_TENANTS_PER_ROUND', 1000, 1, 100_000),
+      batchSize: int('ADMISSION_BATCH_SIZE', 500, 1, 100_000),
     },
   });
 }

@@ -2,6 +2,7 @@ export {
   loadConfig,
   LOG_LEVELS,
   ROLE_NAMES,
+  type AdmissionConfig,
   type AppConfig,
   type DatabaseConfig,
   type Env,

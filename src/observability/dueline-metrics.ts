@@ -26,6 +26,10 @@ export class DuelineMetrics {
   readonly clockSkew: Gauge;
   readonly republished: Counter;
   readonly outboxAge: Gauge;
+  readonly admittedFromWaiting: Counter;
+  readonly waitingRuns: Gauge<'reason'>;
+  readonly oldestWaiting: Gauge;
+  readonly deadlineSkips: Counter;
 
   constructor(metrics: MetricsService) {
     const registers = [metrics.registry];
@@ -100,6 +104,24 @@ export class DuelineMetrics {
     this.outboxAge = gauge(
       'dueline_outbox_age_seconds',
       'Age of the oldest run that is ready to start but has not started',
+    );
+    this.admittedFromWaiting = counter(
+      'dueline_admission_admitted_total',
+      "Runs the admitter took from their tenants' waiting lists",
+    );
+    this.waitingRuns = new Gauge({
+      name: 'dueline_admission_waiting_runs',
+      help: "Runs waiting for their tenant's budget, by reason (throttled_concurrency, throttled_rate)",
+      labelNames: ['reason'],
+      registers,
+    });
+    this.oldestWaiting = gauge(
+      'dueline_admission_oldest_waiting_seconds',
+      "Age of the oldest run waiting for its tenant's budget (0 when none waits)",
+    );
+    this.deadlineSkips = counter(
+      'dueline_deadline_skips_total',
+      'Runs SKIPPED because they could not start within their start deadline',
     );
   }
 }

@@ -35,4 +35,13 @@ export type LifecycleEvent =
   | { kind: 'clock.skew'; seconds: number }
   | { kind: 'due.oldest_age'; seconds: number }
   | { kind: 'outbox.repaired'; republished: number }
+  /** An admitter round: runs it admitted, and what still waits for a tenant's budget. */
+  | {
+      kind: 'admission.waiting';
+      admitted: number;
+      runs: Partial<Record<'throttled_concurrency' | 'throttled_rate', number>>;
+      oldestSeconds: number;
+    }
+  /** Runs SKIPPED because they could not start within their schedule's start deadline. */
+  | { kind: 'runs.deadline_skipped'; count: number }
   | { kind: 'outbox.age'; seconds: number };

@@ -90,6 +90,18 @@ export class Lifecycle {
       case 'outbox.age':
         m.outboxAge.set(event.seconds);
         return;
+      case 'admission.waiting':
+        if (event.admitted > 0) m.admittedFromWaiting.inc(event.admitted);
+        m.waitingRuns.set(
+          { reason: 'throttled_concurrency' },
+          event.runs.throttled_concurrency ?? 0,
+        );
+        m.waitingRuns.set({ reason: 'throttled_rate' }, event.runs.throttled_rate ?? 0);
+        m.oldestWaiting.set(event.oldestSeconds);
+        return;
+      case 'runs.deadline_skipped':
+        m.deadlineSkips.inc(event.count);
+        return;
     }
   }
 }

@@ -34,6 +34,13 @@ import { TenantEntity } from '../tenants/tenant.entity';
 @Index('occurrences_lease_idx', ['leaseUntil'], { where: `state = 'RUNNING'` })
 @Index('occurrences_retry_idx', ['nextAttemptAt'], { where: `state = 'RETRY_WAIT'` })
 @Index('occurrences_queued_idx', ['createdAt'], { where: `state = 'QUEUED'` })
+@Index('occurrences_waiting_admission_idx', ['tenantId', 'priority', 'scheduledAt', 'id'], {
+  where: `state = 'QUEUED' AND admitted_at IS NULL AND reason IN ('throttled_concurrency', 'throttled_rate')`,
+})
+@Index('occurrences_admitted_by_tenant_idx', ['tenantId'], {
+  where: `state = 'QUEUED' AND admitted_at IS NOT NULL`,
+})
+@Check('occurrences_priority_check', `priority BETWEEN 0 AND 2`)
 export class OccurrenceEntity {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'occurrences_pkey' })
   id: string;
@@ -82,6 +89,21 @@ export class OccurrenceEntity {
 
   @Column({ name: 'max_attempts', type: 'integer' })
   maxAttempts: number;
+
+  /**
+   * When admission took this run's permit and rate token (its queue job exists from then on).
+   * Null while it waits for its tenant's budget, or waits for its turn behind a running run.
+   */
+  @Column({ name: 'admitted_at', type: 'timestamptz', nullable: true })
+  admittedAt: Date | null;
+
+  /** Its schedule's priority as a rank (0 high, 1 normal, 2 low): the waiting list's order. */
+  @Column({ type: 'smallint', default: 1 })
+  priority: number;
+
+  /** Past this instant the run is SKIPPED deadline_exceeded instead of started (null: none). */
+  @Column({ name: 'start_deadline', type: 'timestamptz', nullable: true })
+  startDeadline: Date | null;
 
   @Column({ name: 'retry_deadline', type: 'timestamptz' })
   retryDeadline: Date;

@@ -1,4 +1,4 @@
-import type { RunReason } from '../run-vocabulary';
+import type { RunPriority, RunReason } from '../run-vocabulary';
 
 /** A run as the poller (or a manual trigger) creates it. */
 export interface NewOccurrence {
@@ -12,6 +12,9 @@ export interface NewOccurrence {
   trigger: RunTrigger;
   maxAttempts: number;
   retryDeadlineSeconds: number;
+  priority: RunPriority;
+  /** Seconds after its instant past which it is SKIPPED rather than started (null: none). */
+  startDeadlineSeconds: number | null;
   coalescedCount?: number;
   coalescedFirst?: Date | null;
   coalescedLast?: Date | null;

@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { SqlRunner, type Row, type Tx } from '../database';
 import type { OverlapPolicy } from '../overlap';
-import type { CancelReason, RunReason, RunState } from '../run-vocabulary';
+import {
+  priorityOfRank,
+  priorityRank,
+  type CancelReason,
+  type RunReason,
+  type RunState,
+} from '../run-vocabulary';
 import type { InsertedOccurrence, NewOccurrence } from './occurrence';
 import type { Run } from './run';
 import {
@@ -36,6 +42,8 @@ export class OccurrencesRepository {
       trigger: o.trigger,
       max_attempts: o.maxAttempts,
       retry_deadline_seconds: o.retryDeadlineSeconds,
+      priority: priorityRank(o.priority),
+      start_deadline_seconds: o.startDeadlineSeconds,
       coalesced_count: o.coalescedCount ?? 0,
       coalesced_first: o.coalescedFirst?.toISOString() ?? null,
       coalesced_last: o.coalescedLast?.toISOString() ?? null,
@@ -140,5 +148,8 @@ function toRun(row: Row): Run {
         : null,
     createdAt: row.created_at as Date,
     finishedAt: row.finished_at as Date | null,
+    priority: priorityOfRank(row.priority as number),
+    startDeadline: row.start_deadline as Date | null,
+    estimatedStartAt: (row.estimated_start_at as Date | undefined) ?? null,
   };
 }

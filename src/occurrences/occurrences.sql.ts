@@ -16,19 +16,21 @@
 export const INSERT_OCCURRENCES = `
   INSERT INTO occurrences (
     tenant_id, schedule_id, revision, scheduled_at, scheduled_local, state, reason, trigger,
-    max_attempts, retry_deadline, coalesced_count, coalesced_first, coalesced_last, created_at,
-    finished_at)
+    max_attempts, retry_deadline, priority, start_deadline, coalesced_count, coalesced_first,
+    coalesced_last, created_at, finished_at)
   SELECT o.tenant_id, o.schedule_id, o.revision, o.scheduled_at, o.scheduled_local, o.state,
          o.reason, o.trigger, o.max_attempts,
          greatest(now(), o.scheduled_at) + make_interval(secs => o.retry_deadline_seconds),
+         o.priority,
+         o.scheduled_at + make_interval(secs => o.start_deadline_seconds),
          o.coalesced_count, o.coalesced_first, o.coalesced_last,
          greatest(now(), o.scheduled_at),
          CASE WHEN o.state = 'SKIPPED' THEN greatest(now(), o.scheduled_at) END
     FROM jsonb_to_recordset($1::jsonb) AS o(
       tenant_id uuid, schedule_id uuid, revision int, scheduled_at timestamptz,
       scheduled_local text, state text, reason text, trigger text, max_attempts int,
-      retry_deadline_seconds int, coalesced_count int, coalesced_first timestamptz,
-      coalesced_last timestamptz)
+      retry_deadline_seconds int, priority smallint, start_deadline_seconds int,
+      coalesced_count int, coalesced_first timestamptz, coalesced_last timestamptz)
   ON CONFLICT ON CONSTRAINT occurrences_identity_key DO NOTHING
   RETURNING id, tenant_id, schedule_id, state, scheduled_at`;
 
@@ -71,10 +73,28 @@ const RUN_COLUMNS = `
   o.id, o.tenant_id, o.schedule_id, o.revision, o.scheduled_at, o.scheduled_local, o.state,
   o.reason, o.reason_detail, o.trigger, o.attempt_count, o.max_attempts, o.fencing_token,
   o.lease_until, o.next_attempt_at, o.cancel_requested_at, o.coalesced_count, o.coalesced_first,
-  o.coalesced_last, o.created_at, o.finished_at`;
+  o.coalesced_last, o.created_at, o.finished_at, o.priority, o.start_deadline`;
 
+/**
+ * One run. A run waiting for its tenant's budget also says when it should start: after the
+ * runs ahead of it in the tenant's waiting list (admission order), at the tenant's rate. An
+ * estimate: the concurrency limit and new higher-priority runs can only make it later.
+ */
 export const SELECT_RUN = `
-  SELECT ${RUN_COLUMNS} FROM occurrences o WHERE o.tenant_id = $1 AND o.id = $2`;
+  SELECT ${RUN_COLUMNS},
+         CASE WHEN o.state = 'QUEUED' AND o.admitted_at IS NULL
+                   AND o.reason IN ('throttled_concurrency', 'throttled_rate')
+              THEN now() + make_interval(secs => (
+                     SELECT count(*) FROM occurrences w
+                      WHERE w.tenant_id = o.tenant_id AND w.state = 'QUEUED'
+                        AND w.admitted_at IS NULL
+                        AND w.reason IN ('throttled_concurrency', 'throttled_rate')
+                        AND (w.priority, w.scheduled_at, w.id) < (o.priority, o.scheduled_at, o.id)
+                   )::float8 / t.dispatch_rate_per_second)
+         END AS estimated_start_at
+    FROM occurrences o
+    JOIN tenants t ON t.id = o.tenant_id
+   WHERE o.tenant_id = $1 AND o.id = $2`;
 
 /**
  * History, keyset-paginated over occurrences_history_idx by (scheduled_at, id). The position is

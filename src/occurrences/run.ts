@@ -1,5 +1,5 @@
 import type { Attempt } from '../attempts';
-import type { RunReason, RunState } from '../run-vocabulary';
+import type { RunPriority, RunReason, RunState } from '../run-vocabulary';
 import type { RunTrigger } from './occurrence';
 
 /** A run (an occurrence) as the rest of the system and the API see it. */
@@ -26,6 +26,12 @@ export interface Run {
   coalesced: { count: number; first: Date | null; last: Date | null } | null;
   createdAt: Date;
   finishedAt: Date | null;
+  /** Its schedule's priority when it was created. */
+  priority: RunPriority;
+  /** Past this instant it is SKIPPED rather than started; null: no deadline. */
+  startDeadline: Date | null;
+  /** For a run waiting for its tenant's budget: when it should start (GET /runs/{id} only). */
+  estimatedStartAt: Date | null;
 }
 
 export interface RunWithAttempts extends Run {

@@ -78,6 +78,11 @@ export function planDispatch(
   let waiting = runs.waiting;
   const catchUp = toRun.length > 1;
   for (const { occurrence, coalesced, coalescedExtra } of toRun) {
+    if (pastStartDeadline(schedule, occurrence, now)) {
+      // Late is worse than never for this schedule: recorded, never called.
+      planned.push(row(schedule, occurrence, 'SKIPPED', 'deadline_exceeded', false));
+      continue;
+    }
     const run = row(schedule, occurrence, 'QUEUED', null, true);
     if (coalesced && coalesced.length > 0) {
       run.coalescedCount = coalesced.length + (coalescedExtra ?? 0);
@@ -103,6 +108,11 @@ export function planDispatch(
   }
   planned.sort((a, b) => a.scheduledAt.getTime() - b.scheduledAt.getTime());
   return { occurrences: planned, ...next(schedule, now) };
+}
+
+function pastStartDeadline(schedule: Schedule, occurrence: Occurrence, now: Date): boolean {
+  const deadline = schedule.startDeadlineSeconds;
+  return deadline !== null && now.getTime() > occurrence.at.getTime() + deadline * 1000;
 }
 
 function dueInstants(
@@ -153,6 +163,8 @@ function row(
     trigger: 'schedule',
     maxAttempts: schedule.retryPolicy.maxAttempts,
     retryDeadlineSeconds: schedule.retryPolicy.retryDeadlineSeconds,
+    priority: schedule.priority,
+    startDeadlineSeconds: schedule.startDeadlineSeconds,
     publish,
   };
 }

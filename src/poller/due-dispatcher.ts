@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
+import { AdmissionService } from '../admission';
 import { Transactions } from '../database';
 import { DueIndexRepository, type ClaimedDueEntry, type DueEntry } from '../due-index';
 import { OccurrencesService } from '../occurrences';
 import { OverlapService } from '../overlap';
-import { RunJobsRepository } from '../queue';
 import type { RunReason } from '../run-vocabulary';
 import { SchedulesService, type ScheduleAdvance } from '../schedules';
 import { DatabaseClockRepository } from './database-clock.repository';
@@ -35,8 +35,9 @@ export interface DispatchOptions {
 
 /**
  * Turns due-index entries into occurrences, ONE transaction per batch: lock the due entries and
- * their schedules, insert the occurrences (unique, ON CONFLICT DO NOTHING), write the queue jobs
- * for the runs ready to go, advance each schedule and its entry. Either all of it commits or
+ * their schedules, insert the occurrences (unique, ON CONFLICT DO NOTHING), advance each
+ * schedule and its entry, and admit the runs ready to go (their queue jobs are written for
+ * those their tenants can afford now; the rest wait in the ledger for the admitter). Either all of it commits or
  * none, so an occurrence is never lost between ledger and queue, and a crash at any point leaves
  * the entry due for the next poller.
  *
@@ -55,7 +56,7 @@ export class DueDispatcher {
     private readonly schedules: SchedulesService,
     private readonly overlap: OverlapService,
     private readonly occurrences: OccurrencesService,
-    private readonly jobs: RunJobsRepository,
+    private readonly admission: AdmissionService,
   ) {}
 
   async dispatch(
@@ -134,11 +135,13 @@ export class DueDispatcher {
       const jobs = inserted
         .filter((row) => toPublish.has(`${row.scheduleId}@${row.scheduledAt.getTime()}`))
         .map((row) => ({ runId: row.id, tenantId: row.tenantId }));
-      await this.jobs.publish(tx, jobs);
       if (horizon && horizon.at > dbNow) {
         options.onWaiting?.({ instant: horizon.exact, full: entries.length >= batchSize });
         await this.dueIndex.waitUntil(tx, horizon.exact);
       }
+      // Admission last: it holds the tenants' permit locks until the commit, which must not
+      // include the wait for the instant (other batches of the same tenants would queue).
+      const admitted = await this.admission.admit(tx, jobs);
       await options.beforeCommit?.();
       const byKey = new Map(planned.map((o) => [`${o.scheduleId}@${o.scheduledAt.getTime()}`, o]));
       result.created = inserted.map((row) => ({
@@ -146,7 +149,7 @@ export class DueDispatcher {
         reason: byKey.get(`${row.scheduleId}@${row.scheduledAt.getTime()}`)?.reason ?? null,
         scheduledAt: row.scheduledAt,
       }));
-      result.published = jobs.length;
+      result.published = admitted;
       return result;
     });
   }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AdmissionModule } from '../admission';
 import { DueIndexModule } from '../due-index';
 import { OccurrencesModule } from '../occurrences';
 import { OverlapModule } from '../overlap';
@@ -13,7 +14,7 @@ import { PollerService } from './poller.service';
  * dispatch-plan).
  */
 @Module({
-  imports: [DueIndexModule, SchedulesModule, OccurrencesModule, OverlapModule],
+  imports: [AdmissionModule, DueIndexModule, SchedulesModule, OccurrencesModule, OverlapModule],
   providers: [PollerService, DueDispatcher, DatabaseClockRepository],
   exports: [PollerService, DueDispatcher],
 })

@@ -1,3 +1,4 @@
+export { AdmissionLoop } from './admission-loop';
 export { LeaseSweeper } from './lease-sweeper';
 export { RelayModule } from './relay.module';
 export { RelayService } from './relay.service';

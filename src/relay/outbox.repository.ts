@@ -1,10 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { SqlRunner, type Tx } from '../database';
 import { RUNS_QUEUE, type RunJob } from '../queue';
-import type { WaitReason } from '../run-vocabulary';
 import { FIND_ORPHANED_QUEUED_RUNS, OLDEST_QUEUED_AGE } from './outbox.sql';
-
-const WAITING: WaitReason = 'waiting_for_previous';
 
 /** What the relay reads of the outbox: QUEUED runs and the queue jobs they should have. */
 @Injectable()
@@ -22,7 +19,7 @@ export class OutboxRepository {
   ): Promise<RunJob[]> {
     const rows = await this.sql.rows<{ id: string; tenant_id: string }>(
       FIND_ORPHANED_QUEUED_RUNS,
-      [options.minAgeSeconds, options.limit, options.staleActiveSeconds, WAITING, RUNS_QUEUE],
+      [options.minAgeSeconds, options.limit, options.staleActiveSeconds, RUNS_QUEUE],
       tx,
     );
     return rows.map((r) => ({ runId: r.id, tenantId: r.tenant_id }));

@@ -1,19 +1,20 @@
 /**
- * The relay's repair: QUEUED runs (not waiting behind another, $4) older than $1 seconds whose
- * job is gone (lost publish, a job that failed out of pg-boss) or has been `active` for more
+ * The relay's repair: admitted QUEUED runs (a run waiting for its turn or for its tenant's
+ * budget has no job on purpose) older than $1 seconds whose job is gone (lost publish, a job that failed out of pg-boss) or has been `active` for more
  * than $3 seconds without the run being claimed (a worker that died holding it: pg-boss itself
  * would only re-deliver at the job's expiry, 15 minutes). Publishing again is harmless: workers
- * claim the run, not the message. Locked SKIP LOCKED so relays share the work. $5 the queue.
+ * claim the run, not the message. Locked SKIP LOCKED so relays share the work. $4 the queue.
  */
 export const FIND_ORPHANED_QUEUED_RUNS = `
   SELECT o.id, o.tenant_id
     FROM occurrences o
    WHERE o.state = 'QUEUED'
-     AND o.reason IS DISTINCT FROM $4
+     AND o.admitted_at IS NOT NULL
+     AND o.reason IS NULL
      AND o.created_at < now() - make_interval(secs => $1)
      AND NOT EXISTS (
        SELECT 1 FROM pgboss.job j
-        WHERE j.name = $5
+        WHERE j.name = $4
           AND j.data->>'runId' = o.id::text
           AND (j.state IN ('created', 'retry')
                OR (j.state = 'active' AND j.started_on > now() - make_interval(secs => $3))))
@@ -25,4 +26,4 @@ export const FIND_ORPHANED_QUEUED_RUNS = `
 export const OLDEST_QUEUED_AGE = `
   SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age_seconds
     FROM occurrences
-   WHERE state = 'QUEUED' AND reason IS NULL`;
+   WHERE state = 'QUEUED' AND admitted_at IS NOT NULL AND reason IS NULL`;

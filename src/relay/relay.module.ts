@@ -1,14 +1,16 @@
 import { Module } from '@nestjs/common';
+import { AdmissionModule } from '../admission';
 import { ExecutionModule } from '../execution';
 import { SchedulesModule } from '../schedules';
+import { AdmissionLoop } from './admission-loop';
 import { LeaseSweeper } from './lease-sweeper';
 import { OutboxRepository } from './outbox.repository';
 import { RelayService } from './relay.service';
 
-/** The relay role: the outbox repair, the lease sweeper, Idempotency-Key pruning. */
+/** The relay role: the admitter, the outbox repair, the lease sweeper, key pruning. */
 @Module({
-  imports: [ExecutionModule, SchedulesModule],
-  providers: [RelayService, LeaseSweeper, OutboxRepository],
+  imports: [AdmissionModule, ExecutionModule, SchedulesModule],
+  providers: [RelayService, LeaseSweeper, AdmissionLoop, OutboxRepository],
   exports: [RelayService],
 })
 export class RelayModule {}

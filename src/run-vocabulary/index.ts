@@ -16,3 +16,4 @@ export {
   type WaitReason,
 } from './run-reason';
 export { ATTEMPT_OUTCOMES, type AttemptOutcome } from './attempt-outcome';
+export { priorityOfRank, priorityRank, RUN_PRIORITIES, type RunPriority } from './run-priority';

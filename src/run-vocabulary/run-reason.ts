@@ -11,12 +11,16 @@ export const RUN_REASONS = {
     'SKIPPED: the instant passed while no poller could dispatch it (downtime, pause) and the ' +
     'missedRunPolicy does not run it',
   coalesced: 'SKIPPED: folded into a later run by missedRunPolicy latest (see its coalesced)',
+  deadline_exceeded:
+    'SKIPPED: it could not start within startDeadlineSeconds of its instant, so it was never called',
   // QUEUED: waiting, with the reason it waits.
   waiting_for_previous:
     'QUEUED: waits for the active run of its schedule to end (overlapPolicy buffer_one, or ' +
     'catch-up runs queued one behind another)',
-  throttled_concurrency: "QUEUED: the tenant's maxConcurrentRuns are all in use",
-  throttled_rate: "QUEUED: the tenant's dispatchRatePerSecond is spent for the moment",
+  throttled_concurrency:
+    "QUEUED: the tenant's maxConcurrentRuns are all in use; admitted when one frees (estimatedStartAt)",
+  throttled_rate:
+    "QUEUED: the tenant's dispatchRatePerSecond is spent for the moment; admitted at that rate (estimatedStartAt)",
   // RETRY_WAIT: the next attempt is due at nextAttemptAt.
   retryable_failure: 'RETRY_WAIT: the attempt failed in a way that may be tried again',
   lease_expired:
@@ -48,7 +52,10 @@ export type RunReason = keyof typeof RUN_REASONS;
 export const RUN_REASON_CODES = Object.keys(RUN_REASONS) as RunReason[];
 
 /** Why a nominal instant was recorded SKIPPED. */
-export type SkipReason = Extract<RunReason, 'overlap' | 'missed' | 'coalesced'>;
+export type SkipReason = Extract<
+  RunReason,
+  'overlap' | 'missed' | 'coalesced' | 'deadline_exceeded'
+>;
 /** Why a QUEUED run is not running yet. */
 export type WaitReason = Extract<
   RunReason,

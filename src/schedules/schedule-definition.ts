@@ -1,4 +1,5 @@
 import type { OverlapPolicy } from '../overlap';
+import type { RunPriority } from '../run-vocabulary';
 import { FieldError, PayloadTooLargeError, ValidationError } from '../common';
 import {
   DEFAULT_DST_POLICY,
@@ -34,6 +35,8 @@ export interface ScheduleInput {
   maxCatchUp?: number;
   overlapPolicy?: OverlapPolicy;
   retryPolicy?: Partial<RetryPolicy>;
+  priority?: RunPriority;
+  startDeadlineSeconds?: number | null;
 }
 
 /**
@@ -73,6 +76,8 @@ export function buildDefinition(input: ScheduleInput, now: Date): ScheduleDefini
     maxCatchUp: input.maxCatchUp ?? 10,
     overlapPolicy: input.overlapPolicy ?? 'skip',
     retryPolicy,
+    priority: input.priority ?? 'normal',
+    startDeadlineSeconds: input.startDeadlineSeconds ?? null,
   };
   checkFiring(definition, now, errors);
   if (errors.length > 0) throw new ValidationError('the schedule is invalid', errors);

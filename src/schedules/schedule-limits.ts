@@ -7,4 +7,6 @@ export const SCHEDULE_LIMITS = {
   maxPayloadBytes: 64 * 1024,
   maxCatchUp: 1000,
   maxPreviewCount: 100,
+  /** A start deadline longer than a day is no deadline a scheduler should keep. */
+  maxStartDeadlineSeconds: 86_400,
 } as const;

@@ -17,6 +17,7 @@ import { TenantEntity } from '../tenants/tenant.entity';
   OR (kind = 'cron' AND cron IS NOT NULL AND timezone IS NOT NULL AND run_at IS NULL)`,
 )
 @Check('schedules_status_check', `status IN ('active', 'paused', 'cancelled', 'completed')`)
+@Check('schedules_priority_check', `priority IN ('high', 'normal', 'low')`)
 export class ScheduleEntity {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'schedules_pkey' })
   id: string;
@@ -76,6 +77,14 @@ export class ScheduleEntity {
 
   @Column({ name: 'overlap_policy', type: 'text' })
   overlapPolicy: string;
+
+  /** high | normal | low: the order of its waiting runs within the tenant. */
+  @Column({ type: 'text', default: 'normal' })
+  priority: string;
+
+  /** A run that cannot start within this many seconds of its instant is SKIPPED (null: never). */
+  @Column({ name: 'start_deadline_seconds', type: 'integer', nullable: true })
+  startDeadlineSeconds: number | null;
 
   @Column({ name: 'retry_max_attempts', type: 'integer' })
   retryMaxAttempts: number;

@@ -1,4 +1,5 @@
 import type { OverlapPolicy } from '../overlap';
+import type { RunPriority } from '../run-vocabulary';
 import type { DstPolicy } from '../recurrence';
 import type { MissedRunPolicy, Schedule, ScheduleDefinition, ScheduleStatus } from './schedule';
 import { ScheduleEntity } from './schedule.entity';
@@ -21,6 +22,8 @@ export function definitionColumns(definition: ScheduleDefinition): Partial<Sched
     missedRunPolicy: definition.missedRunPolicy,
     maxCatchUp: definition.maxCatchUp,
     overlapPolicy: definition.overlapPolicy,
+    priority: definition.priority,
+    startDeadlineSeconds: definition.startDeadlineSeconds,
     retryMaxAttempts: retryPolicy.maxAttempts,
     retryInitialDelayMs: retryPolicy.initialDelayMs,
     retryMaxDelayMs: retryPolicy.maxDelayMs,
@@ -54,6 +57,8 @@ export function toSchedule(row: ScheduleEntity): Schedule {
     missedRunPolicy: row.missedRunPolicy as MissedRunPolicy,
     maxCatchUp: row.maxCatchUp,
     overlapPolicy: row.overlapPolicy as OverlapPolicy,
+    priority: row.priority as RunPriority,
+    startDeadlineSeconds: row.startDeadlineSeconds,
     retryPolicy: {
       maxAttempts: row.retryMaxAttempts,
       initialDelayMs: row.retryInitialDelayMs,

@@ -1,5 +1,6 @@
 import type { DstPolicy } from '../recurrence';
 import type { OverlapPolicy } from '../overlap';
+import type { RunPriority } from '../run-vocabulary';
 
 export const SCHEDULE_STATUSES = ['active', 'paused', 'cancelled', 'completed'] as const;
 export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
@@ -37,6 +38,10 @@ export interface ScheduleDefinition {
   maxCatchUp: number;
   overlapPolicy: OverlapPolicy;
   retryPolicy: RetryPolicy;
+  /** Waiting runs of a `high` schedule are admitted first, and may use the reserved share. */
+  priority: RunPriority;
+  /** A run that cannot start within this bound of its instant is SKIPPED (null: no deadline). */
+  startDeadlineSeconds: number | null;
 }
 
 export interface Schedule extends ScheduleDefinition {

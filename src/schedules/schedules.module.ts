@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AdmissionModule } from '../admission';
 import { DueIndexModule } from '../due-index';
 import { OccurrencesModule } from '../occurrences';
 import { TargetsModule } from '../targets';
@@ -10,7 +11,7 @@ import { SchedulesService } from './schedules.service';
  * entry written with every change, and manual runs.
  */
 @Module({
-  imports: [DueIndexModule, TargetsModule, OccurrencesModule],
+  imports: [AdmissionModule, DueIndexModule, TargetsModule, OccurrencesModule],
   providers: [SchedulesRepository, SchedulesService],
   exports: [SchedulesService],
 })

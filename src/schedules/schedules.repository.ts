@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { SqlRunner, type Row, type Tx } from '../database';
+import type { RunPriority } from '../run-vocabulary';
 import { Schedule, ScheduleDefinition, ScheduleStatus } from './schedule';
 import { definitionColumns, toSchedule } from './schedule.mapper';
 import { ScheduleEntity } from './schedule.entity';
@@ -30,6 +31,8 @@ export interface TriggerSchedule {
   timezone: string | null;
   maxAttempts: number;
   retryDeadlineSeconds: number;
+  priority: RunPriority;
+  startDeadlineSeconds: number | null;
   dbNow: Date;
 }
 
@@ -185,6 +188,8 @@ export class SchedulesRepository {
       timezone: row.timezone as string | null,
       maxAttempts: row.retry_max_attempts as number,
       retryDeadlineSeconds: row.retry_deadline_seconds as number,
+      priority: row.priority as RunPriority,
+      startDeadlineSeconds: row.start_deadline_seconds as number | null,
       dbNow: row.db_now as Date,
     };
   }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
+import { AdmissionService } from '../admission';
 import {
   canonicalSha256,
   Clock,
@@ -13,7 +14,6 @@ import {
 import { Transactions, type Tx } from '../database';
 import { DueIndexRepository } from '../due-index';
 import { OccurrencesService, type Run } from '../occurrences';
-import { RunJobsRepository } from '../queue';
 import { DstPolicy, nextOccurrences, Occurrence, toLocalIso } from '../recurrence';
 import { TargetsService } from '../targets';
 import type { Tenant } from '../tenants';
@@ -65,7 +65,7 @@ export class SchedulesService {
     private readonly dueIndex: DueIndexRepository,
     private readonly targets: TargetsService,
     private readonly occurrences: OccurrencesService,
-    private readonly jobs: RunJobsRepository,
+    private readonly admission: AdmissionService,
     private readonly clock: Clock,
   ) {}
 
@@ -269,10 +269,13 @@ export class SchedulesService {
         trigger: 'manual',
         maxAttempts: schedule.maxAttempts,
         retryDeadlineSeconds: schedule.retryDeadlineSeconds,
+        priority: schedule.priority,
+        startDeadlineSeconds: schedule.startDeadlineSeconds,
       },
     ]);
     if (!inserted) return null;
-    await this.jobs.publish(tx, [{ runId: inserted.id, tenantId: schedule.tenantId }]);
+    // Through admission like any run: it waits if its tenant cannot afford it now.
+    await this.admission.admit(tx, [{ runId: inserted.id, tenantId: schedule.tenantId }]);
     return this.occurrences.find(schedule.tenantId, inserted.id, tx);
   }
 
@@ -340,5 +343,7 @@ function toInput(schedule: ScheduleDefinition): ScheduleInput {
     maxCatchUp: schedule.maxCatchUp,
     overlapPolicy: schedule.overlapPolicy,
     retryPolicy: schedule.retryPolicy,
+    priority: schedule.priority,
+    startDeadlineSeconds: schedule.startDeadlineSeconds,
   };
 }

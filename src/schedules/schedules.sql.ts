@@ -59,7 +59,7 @@ export const PRUNE_IDEMPOTENCY_KEYS = `
  */
 export const LOCK_SCHEDULE_FOR_TRIGGER = `
   SELECT id, tenant_id, revision, status, timezone, retry_max_attempts, retry_deadline_seconds,
-         date_trunc('milliseconds', now()) AS db_now
+         priority, start_deadline_seconds, date_trunc('milliseconds', now()) AS db_now
     FROM schedules
    WHERE tenant_id = $1 AND id = $2
      FOR SHARE`;

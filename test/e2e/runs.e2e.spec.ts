@@ -54,6 +54,9 @@ describe('runs API', () => {
         cancelRequestedAt: null,
         createdAt: expect.any(String),
         finishedAt: null,
+        priority: 'normal',
+        startDeadline: null,
+        estimatedStartAt: null,
         links: { self: `/runs/${res.body.id}`, schedule: `/schedules/${schedule}` },
       });
       const at = new Date(res.body.scheduledAt).getTime();

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { AdmissionService } from '../../src/admission';
 import { eventually } from '../support/eventually';
 import type { Claim } from '../../src/admission';
 import type { AttemptReport } from '../../src/execution';
@@ -34,7 +35,12 @@ describe('execution: batched claims and completions', () => {
   let instant = Date.now() - 3600_000;
   const dueRuns = async (scheduleId: string, n: number) => {
     const ids: string[] = [];
-    for (let i = 0; i < n; i++) ids.push(await w.insertRun(scheduleId, new Date(instant++)));
+    // Through admission, as the poller's runs are: the batch claims admitted runs only.
+    for (let i = 0; i < n; i++) {
+      ids.push(await w.insertRun(scheduleId, new Date(instant++), { publish: true }));
+    }
+    // The test is the worker that fetched their jobs: what is pending later is new.
+    await w.db.query(`DELETE FROM pgboss.job WHERE data->>'runId' = ANY($1::text[])`, [ids]);
     return ids;
   };
   /** A tenant of its own (quotas differ per test), with a target and a schedule maker. */
@@ -77,7 +83,7 @@ describe('execution: batched claims and completions', () => {
     const b = await tenant({ maxConcurrentRuns: 100 });
     const schedule = await a.schedule();
     const due = await dueRuns(schedule, 3);
-    const notDue = await w.insertRun(schedule, new Date(Date.now() + 3600_000));
+    const notDue = await w.insertRun(schedule, new Date(Date.now() + 3600_000), { publish: true });
     const cancelled = (await dueRuns(schedule, 1))[0];
     await w.db.query(`UPDATE occurrences SET cancel_requested_at = now() WHERE id = $1`, [
       cancelled,
@@ -107,15 +113,20 @@ describe('execution: batched claims and completions', () => {
     await succeedAll(claims);
   });
 
-  it("never takes more than the tenant's free permits, even from concurrent batches", async () => {
+  it("admits no more than the tenant's free permits, even concurrently; the batch claims only those", async () => {
     const a = await tenant({ maxConcurrentRuns: 5 });
     const schedule = await a.schedule();
     const [first] = await claimBatch(a.id, await dueRuns(schedule, 1), 'w0');
-    const batches = await Promise.all(
-      [1, 2, 3, 4].map(async (i) => claimBatch(a.id, await dueRuns(schedule, 4), `w${i}`)),
+    // Four admissions at once, of four runs each: one permit is taken, four are free.
+    const groups = await Promise.all([1, 2, 3, 4].map(() => dueRuns(schedule, 4)));
+    const [{ admitted, waiting }] = await w.db.query(
+      `SELECT count(*) FILTER (WHERE admitted_at IS NOT NULL)::int AS admitted,
+              count(*) FILTER (WHERE reason = 'throttled_concurrency')::int AS waiting
+         FROM occurrences WHERE id = ANY($1::uuid[])`,
+      [groups.flat()],
     );
-    const claims = batches.flat();
-    // One permit was already taken: four of the sixteen.
+    expect({ admitted, waiting }).toEqual({ admitted: 4, waiting: 12 });
+    const claims = await claimBatch(a.id, groups.flat(), 'w1');
     expect(claims).toHaveLength(4);
     expect(await running(a.id)).toBe(5);
     // Completion gives permits back.
@@ -186,26 +197,31 @@ describe('execution: batched claims and completions', () => {
     await succeedAll(claims);
   });
 
-  it("spends the tenant's dispatch rate: never more runs than tokens", async () => {
+  it("spends the tenant's dispatch rate at admission: never more runs than tokens", async () => {
     const a = await tenant({ maxConcurrentRuns: 100, dispatchRatePerSecond: 3 });
     const schedule = await a.schedule();
-    const claims = await claimBatch(a.id, await dueRuns(schedule, 8), 'w');
+    const runs = await dueRuns(schedule, 8);
+    const claims = await claimBatch(a.id, runs, 'w');
     expect(claims).toHaveLength(3);
-    // The bucket is empty now: an immediate second batch takes nothing.
-    const waiting = await dueRuns(schedule, 2);
-    expect(await claimBatch(a.id, waiting, 'w')).toHaveLength(0);
-    // It refills at 3 per second: a whole token after a third of a second, so one run (never
-    // two: the next token is another third of a second away), and the bucket is empty again.
+    // The bucket is empty now: new runs join the waiting list, the batch takes none of them.
+    const later = await dueRuns(schedule, 2);
+    expect(await claimBatch(a.id, [...runs, ...later], 'w')).toHaveLength(0);
+    // It refills at 3 per second: a whole token after a third of a second, so the admitter
+    // takes one run (never two: the next token is another third of a second away).
+    const admission = w.t.app.get(AdmissionService);
     const refilled = await eventually(
       async () => {
-        const claimed = await claimBatch(a.id, waiting, 'w');
+        await admission.admitWaiting();
+        const claimed = await claimBatch(a.id, [...runs, ...later], 'w');
         expect(claimed.length).toBeGreaterThan(0);
         return claimed;
       },
       { intervalMs: 20 },
     );
     expect(refilled).toHaveLength(1);
-    expect(await claimBatch(a.id, waiting, 'w')).toHaveLength(0);
+    // The oldest waiting run first.
+    expect(refilled[0].runId).toBe(runs[3]);
+    expect(await claimBatch(a.id, [...runs, ...later], 'w')).toHaveLength(0);
     await succeedAll([...claims, ...refilled]);
   });
 

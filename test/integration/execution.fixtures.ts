@@ -6,7 +6,6 @@ import { AdmissionService } from '../../src/admission';
 import { SqlRunner } from '../../src/database';
 import { ExecutionService } from '../../src/execution';
 import { OccurrencesService } from '../../src/occurrences';
-import { RunJobsRepository } from '../../src/queue';
 import { HttpSink } from '../support/http-sink';
 import { startTestApp, TestApp } from '../support/test-app';
 
@@ -33,7 +32,11 @@ export interface ExecutionWorld {
   ): Promise<string>;
   /** POST /schedules/{id}/trigger: a QUEUED run due now, with its job. */
   trigger(scheduleId: string, apiKey?: string): Promise<string>;
-  /** A QUEUED run at `scheduledAt`, inserted as the ledger does; with its job when `publish`. */
+  /**
+   * A QUEUED run at `scheduledAt`, inserted as the ledger does. With `publish` it goes through
+   * admission as the poller's runs do (admitted with its job if its tenant can afford it, else
+   * waiting); without, it is neither admitted nor published (a claim must admit it).
+   */
   insertRun(
     scheduleId: string,
     scheduledAt: Date,
@@ -160,12 +163,14 @@ export async function startExecutionWorld(
             trigger: 'schedule',
             maxAttempts: schedule.retry_max_attempts,
             retryDeadlineSeconds: FAST_RETRIES.retryDeadlineSeconds,
+            priority: 'normal',
+            startDeadlineSeconds: null,
           },
         ]);
         if (options.publish) {
           await t.app
-            .get(RunJobsRepository)
-            .publish(tx, [{ runId: inserted.id, tenantId: schedule.tenant_id }]);
+            .get(AdmissionService)
+            .admit(tx, [{ runId: inserted.id, tenantId: schedule.tenant_id }]);
         }
         return inserted.id;
       });

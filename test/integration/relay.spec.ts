@@ -23,8 +23,12 @@ describe('relay: outbox repair and housekeeping', () => {
   it('republishes a QUEUED run whose job is gone, once, and leaves fresh runs alone', async () => {
     const targetId = await w.createTarget();
     const scheduleId = await w.createSchedule(targetId, { overlapPolicy: 'allow' });
-    const orphan = await w.insertRun(scheduleId, new Date(Date.now() - 60_000), { publish: false });
-    const fresh = await w.insertRun(scheduleId, new Date(Date.now() - 1_000), { publish: false });
+    // Admitted, and then their jobs are lost.
+    const orphan = await w.insertRun(scheduleId, new Date(Date.now() - 60_000), { publish: true });
+    const fresh = await w.insertRun(scheduleId, new Date(Date.now() - 1_000), { publish: true });
+    await w.db.query(`DELETE FROM pgboss.job WHERE data->>'runId' = ANY($1::text[])`, [
+      [orphan, fresh],
+    ]);
     await w.db.query(
       `UPDATE occurrences SET created_at = now() - interval '2 minutes' WHERE id = $1`,
       [orphan],
@@ -39,7 +43,7 @@ describe('relay: outbox repair and housekeeping', () => {
 
   it("republishes a QUEUED run whose job a dead worker holds 'active', but not a fresh active one", async () => {
     const scheduleId = await w.createSchedule(await w.createTarget(), { overlapPolicy: 'allow' });
-    const held = await w.insertRun(scheduleId, new Date(Date.now() - 120_000));
+    const held = await w.insertRun(scheduleId, new Date(Date.now() - 120_000), { publish: true });
     await w.db.query(
       `UPDATE occurrences SET created_at = now() - interval '2 minutes' WHERE id = $1`,
       [held],
@@ -77,5 +81,22 @@ describe('relay: outbox repair and housekeeping', () => {
       [keep, prune],
     ]);
     expect(left.map((r: { key: string }) => r.key)).toEqual([keep]);
+  });
+
+  it("never republishes a run that waits for its tenant's budget or its turn: it has no job on purpose", async () => {
+    const scheduleId = await w.createSchedule(await w.createTarget(), { overlapPolicy: 'allow' });
+    const waiting = await Promise.all(
+      ['throttled_rate', 'throttled_concurrency', 'waiting_for_previous'].map(async (reason) => {
+        const runId = await w.insertRun(scheduleId, new Date(Date.now() - 120_000 - reason.length));
+        await w.db.query(
+          `UPDATE occurrences SET reason = $2, created_at = now() - interval '2 minutes'
+            WHERE id = $1`,
+          [runId, reason],
+        );
+        return runId;
+      }),
+    );
+    await relay.tick();
+    for (const runId of waiting) expect(await jobsFor(runId)).toBe(0);
   });
 });

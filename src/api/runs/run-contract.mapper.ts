@@ -17,6 +17,7 @@ const CLAIM_REFUSALS: Record<ClaimRefusal, string> = {
   schedule_cancelled: 'belongs to a cancelled schedule',
   attempts_exhausted: 'has no attempts left',
   retry_deadline_exceeded: 'has no retry time left',
+  deadline_exceeded: 'could not start within its start deadline and was skipped',
   not_due: 'is not due yet',
   throttled_concurrency: "would exceed the tenant's maxConcurrentRuns",
   throttled_rate: "would exceed the tenant's dispatchRatePerSecond; retry shortly",

@@ -7,6 +7,7 @@ import {
   ATTEMPT_OUTCOMES,
   RUN_REASON_CODES,
   RUN_REASONS,
+  RUN_PRIORITIES,
   RUN_STATES,
   type RunReason,
 } from '../../run-vocabulary';
@@ -56,6 +57,21 @@ export class RunDto {
   @ApiProperty({ format: 'date-time', nullable: true }) cancelRequestedAt: string | null;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time', nullable: true }) finishedAt: string | null;
+  @ApiProperty({ enum: RUN_PRIORITIES }) priority: string;
+  @ApiProperty({
+    format: 'date-time',
+    nullable: true,
+    description: 'past this instant the run is SKIPPED (deadline_exceeded) instead of started',
+  })
+  startDeadline: string | null;
+  @ApiProperty({
+    format: 'date-time',
+    nullable: true,
+    description:
+      "for a run waiting for its tenant's budget (throttled_*): when it should start, from its " +
+      "place in the tenant's waiting list and the tenant's rate (on GET /runs/{id})",
+  })
+  estimatedStartAt: string | null;
   @ApiPropertyOptional({ type: CoalescedDto, description: 'present when instants were coalesced' })
   coalesced?: CoalescedDto;
   @ApiProperty({ type: RunLinksDto }) links: RunLinksDto;
@@ -79,6 +95,9 @@ export class RunDto {
       cancelRequestedAt: iso(run.cancelRequestedAt),
       createdAt: run.createdAt.toISOString(),
       finishedAt: iso(run.finishedAt),
+      priority: run.priority,
+      startDeadline: iso(run.startDeadline),
+      estimatedStartAt: iso(run.estimatedStartAt),
       ...(run.coalesced
         ? {
             coalesced: {

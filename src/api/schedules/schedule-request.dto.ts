@@ -17,6 +17,7 @@ import {
 } from 'class-validator';
 import { NoControlCharacters } from '../../common';
 import { OVERLAP_POLICIES } from '../../overlap';
+import { RUN_PRIORITIES, type RunPriority } from '../../run-vocabulary';
 import { MISSED_RUN_POLICIES, SCHEDULE_LIMITS } from '../../schedules';
 import { PageQueryDto } from '../common/page-query.dto';
 
@@ -139,6 +140,31 @@ export class ScheduleFieldsDto {
   @ValidateNested()
   @Type(() => RetryPolicyDto)
   retryPolicy?: RetryPolicyDto;
+
+  @ApiPropertyOptional({
+    enum: RUN_PRIORITIES,
+    default: 'normal',
+    description:
+      'Within the tenant, waiting high runs are admitted before normal and low ones, and a share ' +
+      "of the fleet's slots is kept for high runs.",
+  })
+  @IsOptional()
+  @IsIn(RUN_PRIORITIES)
+  priority?: RunPriority;
+
+  @ApiPropertyOptional({
+    nullable: true,
+    minimum: 1,
+    maximum: SCHEDULE_LIMITS.maxStartDeadlineSeconds,
+    description:
+      'A run that cannot start within this many seconds of its instant is recorded SKIPPED ' +
+      '(deadline_exceeded) and never called. Unset or null: no deadline.',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(SCHEDULE_LIMITS.maxStartDeadlineSeconds)
+  startDeadlineSeconds?: number | null;
 }
 
 export class CreateScheduleDto extends ScheduleFieldsDto {

@@ -32,6 +32,8 @@ function fields(dto: ScheduleFieldsDto): ScheduleEdit {
   if (dto.maxCatchUp !== undefined) out.maxCatchUp = dto.maxCatchUp;
   if (dto.overlapPolicy !== undefined) out.overlapPolicy = dto.overlapPolicy;
   if (dto.retryPolicy !== undefined) out.retryPolicy = { ...dto.retryPolicy };
+  if (dto.priority !== undefined) out.priority = dto.priority ?? 'normal';
+  if (dto.startDeadlineSeconds !== undefined) out.startDeadlineSeconds = dto.startDeadlineSeconds;
   return out;
 }
 

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { Occurrence } from '../../recurrence';
+import { RUN_PRIORITIES } from '../../run-vocabulary';
 import type { Schedule } from '../../schedules';
 import { DstPolicyDto, RetryPolicyDto } from './schedule-request.dto';
 
@@ -26,6 +27,8 @@ export class ScheduleDto {
   @ApiProperty() maxCatchUp: number;
   @ApiProperty({ enum: ['skip', 'buffer_one', 'allow'] }) overlapPolicy: string;
   @ApiProperty({ type: RetryPolicyDto }) retryPolicy: RetryPolicyDto;
+  @ApiProperty({ enum: RUN_PRIORITIES }) priority: string;
+  @ApiProperty({ nullable: true }) startDeadlineSeconds: number | null;
   @ApiProperty({ example: 1, description: 'bumped by every edit; send it back as If-Match' })
   revision: number;
   @ApiProperty({ enum: ['active', 'paused', 'cancelled', 'completed'] }) status: string;
@@ -51,6 +54,8 @@ export class ScheduleDto {
       maxCatchUp: schedule.maxCatchUp,
       overlapPolicy: schedule.overlapPolicy,
       retryPolicy: { ...schedule.retryPolicy },
+      priority: schedule.priority,
+      startDeadlineSeconds: schedule.startDeadlineSeconds,
       revision: schedule.revision,
       status: schedule.status,
       nextDueAt: schedule.nextDueAt?.toISOString() ?? null,

@@ -156,6 +156,8 @@ describe('run transitions', () => {
   describe('claim refusals', () => {
     const d = (over: Partial<ClaimDiagnosis>): ClaimDiagnosis => ({
       state: 'QUEUED',
+      admitted: false,
+      startDeadlinePassed: false,
       notDue: false,
       scheduleCancelled: false,
       cancelRequested: false,
@@ -192,6 +194,21 @@ describe('run transitions', () => {
         'throttled_concurrency',
       ],
       ['nothing blocks any more', d({}), null],
+      [
+        'an admitted run holds its budget',
+        d({ admitted: true, tenantAtCapacity: true, rateWaitMs: 9 }),
+        null,
+      ],
+      [
+        'past its start deadline',
+        d({ startDeadlinePassed: true, notDue: true }),
+        'deadline_exceeded',
+      ],
+      [
+        'cancelled beats the start deadline',
+        d({ startDeadlinePassed: true, cancelRequested: true }),
+        'cancelled_by_request',
+      ],
     ];
     it.each(cases)('%s', (_label, diagnosis, expected) => {
       expect(claimRefusal(diagnosis)).toBe(expected);

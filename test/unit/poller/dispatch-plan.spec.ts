@@ -26,6 +26,8 @@ const base: Schedule = {
     maxDelayMs: 300000,
     retryDeadlineSeconds: 3600,
   },
+  priority: 'normal',
+  startDeadlineSeconds: null,
   nextDueAt: null,
   createdAt: new Date(0),
   updatedAt: new Date(0),
@@ -121,6 +123,23 @@ describe('planDispatch', () => {
       runs,
     );
     expect(summary(plan)).toEqual([['10:00', ...expected]]);
+  });
+
+  it('startDeadlineSeconds: an instant already past its deadline is SKIPPED, never queued', () => {
+    const schedule = { ...base, missedRunPolicy: 'all' as const, startDeadlineSeconds: 90 };
+    const plan = planDispatch(
+      schedule,
+      at('2027-01-01T10:00:00Z'),
+      at('2027-01-01T10:02:40Z'),
+      idle,
+    );
+    // 10:00 and 10:01 are more than 90 s late; 10:02 is 40 s late and may still start.
+    expect(summary(plan)).toEqual([
+      ['10:00', 'SKIPPED', 'deadline_exceeded', false],
+      ['10:01', 'SKIPPED', 'deadline_exceeded', false],
+      ['10:02', 'QUEUED', null, true],
+    ]);
+    expect(plan.occurrences[2]).toMatchObject({ startDeadlineSeconds: 90, priority: 'normal' });
   });
 
   it('completes a one-time schedule', () => {
