@@ -34,10 +34,14 @@ export class ApiClient {
     private readonly adminToken: string,
   ) {}
 
-  async tenantWithTarget(name: string, targetUrl: string): Promise<Tenant> {
+  async tenantWithTarget(
+    name: string,
+    targetUrl: string,
+    quotas: Record<string, number> = BENCH_QUOTAS,
+  ): Promise<Tenant> {
     const tenant = await this.post<{ id: string; apiKey: string }>('/tenants', this.adminToken, {
       name,
-      quotas: BENCH_QUOTAS,
+      quotas,
     });
     const target = await this.post<{ id: string }>('/targets', tenant.apiKey, {
       name: `${name}-sink`,

@@ -1,6 +1,14 @@
 import type { BenchFlags } from './context';
 
-export const SCENARIOS = ['steady', 'burst', 'scale', 'replicas', 'peers', 'ceiling'] as const;
+export const SCENARIOS = [
+  'steady',
+  'burst',
+  'scale',
+  'replicas',
+  'noisy',
+  'peers',
+  'ceiling',
+] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 /** With no scenario named: what finishes in under ~10 minutes on 2 cores. */
@@ -14,6 +22,8 @@ Scenarios (default: ${DEFAULT_SET.join(' ')}, steady shortened to ${DEFAULT_SET_
   burst      --burst N one-time jobs due at the same instant (10,000; --big adds 100,000)
   scale      the --scale-rate load with 10,000 and then --schedules (1,000,000) other schedules
   replicas   the first --rate on api | poller,relay | worker | worker; one worker SIGKILLed
+  noisy      one tenant's --flood (200/s, 50 concurrent) beside --quiet-tenants quiet ones,
+             against the quiet load alone
   peers      pg-boss schedule() and BullMQ job schedulers firing the same once-a-minute schedules
   ceiling    the same per-occurrence database work as bare batched SQL
   all        every scenario above with its full defaults (about 12 minutes on 2 cores)
@@ -28,6 +38,7 @@ Flags:
   --schedules 1000000     scale: background schedules           --scale-rate 50
   --peer-schedules 100    peers: schedules per system           --peer-minutes 2
   --ceiling-seconds 10    ceiling: seconds per concurrency level
+  --flood 10000           noisy: the flooding tenant's runs     --quiet-tenants 20
 
 Runs against DATABASE_URL when set, else an embedded PostgreSQL in a temp directory; every
 scenario gets a fresh database. Results: bench/results/<timestamp>.json and .md.`;
@@ -64,6 +75,8 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     'peer-schedules',
     'peer-minutes',
     'ceiling-seconds',
+    'flood',
+    'quiet-tenants',
   ]);
   for (const name of values.keys()) if (!known.has(name)) throw new Error(`unknown flag --${name}`);
 
@@ -103,6 +116,8 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       peerSchedules: one('peer-schedules', 100),
       peerMinutes: one('peer-minutes', 2),
       ceilingSeconds: one('ceiling-seconds', 10),
+      flood: one('flood', 10_000),
+      quietTenants: one('quiet-tenants', 20),
     },
   };
 }

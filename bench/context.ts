@@ -30,6 +30,9 @@ export interface BenchFlags {
   peerMinutes: number;
   /** Ceiling: seconds per run and concurrent loops. */
   ceilingSeconds: number;
+  /** Noisy: the flooding tenant's runs, and how many quiet tenants share the load beside it. */
+  flood: number;
+  quietTenants: number;
 }
 
 /** One row of the final table. */

@@ -6,6 +6,7 @@ import { checkTargets, describeMachine, renderMarkdown, writeResults } from './r
 import { runBurst } from './scenarios/burst';
 import { runCeiling } from './scenarios/ceiling';
 import { runPeers } from './scenarios/peers';
+import { runNoisy } from './scenarios/noisy';
 import { runReplicas } from './scenarios/replicas';
 import { runScale } from './scenarios/scale';
 import { runSteady } from './scenarios/steady';
@@ -17,6 +18,7 @@ const RUNNERS: Record<ScenarioName, (ctx: BenchContext) => Promise<ScenarioResul
   burst: runBurst,
   scale: runScale,
   replicas: runReplicas,
+  noisy: runNoisy,
   peers: runPeers,
   ceiling: runCeiling,
 };

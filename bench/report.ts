@@ -127,6 +127,7 @@ export function checkTargets(results: readonly ScenarioResult[]): TargetCheck[] 
       measured: `peak RSS ${rss} MB (largest replica)`,
     });
   }
+  checks.push(...noisyChecks(results));
   const ceiling = results.find((r) => r.scenario === 'ceiling');
   const best = oursBest(results);
   if (ceiling && best) {
@@ -139,6 +140,36 @@ export function checkTargets(results: readonly ScenarioResult[]): TargetCheck[] 
     });
   }
   return checks;
+}
+
+/**
+ * Tenant isolation: beside a flood, the quiet tenants' p99 stays within 100 ms and within twice
+ * the same load's alone; the flood drains at >= 90 % of its rate quota, never early.
+ */
+function noisyChecks(results: readonly ScenarioResult[]): TargetCheck[] {
+  const base = results.find((r) => r.scenario === 'noisy' && r.params.flood === 0);
+  const flooded = results.find((r) => r.scenario === 'noisy' && (r.params.flood as number) > 0);
+  if (!base || !flooded) return [];
+  const a = base.delivery!.lagMs?.p99 ?? Infinity;
+  const b = flooded.delivery!.lagMs?.p99 ?? Infinity;
+  const drain = flooded.extra.floodDrainPerSecond as number;
+  const quota = flooded.extra.floodQuotaPerSecond as number;
+  const floodSize = flooded.params.flood as number;
+  return [
+    {
+      target: `beside a ${floodSize.toLocaleString('en')}-run flood: quiet tenants' p99 ≤ 100 ms and ≤ 2× alone`,
+      pass: b <= 100 && b <= 2 * a && flooded.delivery!.undelivered === 0,
+      measured: `p99 ${ms(b)} beside the flood vs ${ms(a)} alone`,
+    },
+    {
+      target: 'a rate-limited flood drains at ≥ 90% of its dispatchRatePerSecond',
+      pass:
+        drain >= 0.9 * quota &&
+        flooded.extra.floodDelivered === floodSize &&
+        flooded.extra.floodEarly === 0,
+      measured: `${drain}/s of ${quota}/s (${((drain / quota) * 100).toFixed(1)}%), ${String(flooded.extra.floodDelivered)}/${floodSize} delivered, ${String(flooded.extra.floodEarly)} early`,
+    },
+  ];
 }
 
 /** The results as Markdown tables (printed at the end and written next to the JSON). */
