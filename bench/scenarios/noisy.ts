@@ -3,6 +3,7 @@ import type { Tenant } from '../api-client';
 import type { BenchContext, ScenarioResult } from '../context';
 import { observe } from '../observe';
 import { seedSchedules } from '../seed-sql';
+import { describeStages, stageLags } from '../stages';
 import { sleepUntil } from '../workload';
 import { SINGLE, World } from '../world';
 
@@ -101,13 +102,22 @@ async function phase(ctx: BenchContext, floodSize: number): Promise<ScenarioResu
     const floodLag = lagStats(floodReceipts.map((r) => r.receivedAt - floodAt));
     const logs = world.logSummary();
     const notes: string[] = [];
+    // Only quiet runs fall in the quiet window: where their lag goes, from the ledger.
+    const stages = await stageLags(world.db.url, {
+      from: quiet[0].at,
+      to: quiet[quiet.length - 1].at + 1,
+    });
+    if (stages) {
+      notes.push(`quiet tenants' ${describeStages(stages)}`);
+      console.log(`  ${notes[notes.length - 1]}`);
+    }
     if (floodSize) {
       notes.push(
         `flood: ${floodReceipts.length}/${floodSize} delivered, drained at ${drain.toFixed(1)} runs/s ` +
           `(${((drain / FLOOD_QUOTAS.dispatchRatePerSecond) * 100).toFixed(1)} % of its ` +
           `${FLOOD_QUOTAS.dispatchRatePerSecond}/s quota), last ${floodLag ? (floodLag.max / 1000).toFixed(1) : '-'} s after its instant`,
       );
-      console.log(`  ${notes[0]}`);
+      console.log(`  ${notes[notes.length - 1]}`);
     }
     if (logs.errors > 0) notes.push(`service logged ${logs.errors} error line(s)`);
     return {
