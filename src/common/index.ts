@@ -1,4 +1,5 @@
 export { AdminOnly, AUTH_MODE, Public, type AuthMode } from './auth/public.decorator';
+export { Batcher, type BatcherOptions } from './batching/batcher';
 export { canonicalJson, canonicalSha256 } from './canonical-json';
 export { Clock } from './clock/clock';
 export { isUuid, UUID_PATTERN } from './ids/uuid';
