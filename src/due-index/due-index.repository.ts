@@ -6,6 +6,7 @@ import {
   INSERT_DUE_ENTRIES,
   NEXT_DUE_IN_SHARDS,
   REMOVE_DUE_ENTRIES,
+  REMOVE_DUE_ENTRIES_OF,
   WAIT_UNTIL,
 } from './due-index.sql';
 import { shardOf } from './shard';
@@ -133,5 +134,10 @@ export class DueIndexRepository {
 
   async remove(tx: Tx, scheduleId: string): Promise<void> {
     await this.sql.rows(REMOVE_DUE_ENTRIES, [scheduleId], tx);
+  }
+
+  async removeMany(tx: Tx, scheduleIds: readonly string[]): Promise<void> {
+    if (scheduleIds.length === 0) return;
+    await this.sql.rows(REMOVE_DUE_ENTRIES_OF, [scheduleIds], tx);
   }
 }

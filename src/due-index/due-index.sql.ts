@@ -4,6 +4,9 @@
  */
 export const REMOVE_DUE_ENTRIES = `DELETE FROM due_index WHERE schedule_id = $1`;
 
+/** REMOVE_DUE_ENTRIES for several schedules at once ($1, an array of ids). */
+export const REMOVE_DUE_ENTRIES_OF = `DELETE FROM due_index WHERE schedule_id = ANY($1::uuid[])`;
+
 /**
  * The poller's bounded range scan, in the shards this poller holds, oldest first: the entries
  * already due by the database clock and, when none is and the earliest entry is due within $3

@@ -7,4 +7,6 @@ export const SCHEDULE_LIMITS = {
   maxPayloadBytes: 64 * 1024,
   maxCatchUp: 1000,
   maxPreviewCount: 100,
+  /** Items of one POST /schedules/batch (its body is bounded too: BATCH_BODY_LIMIT). */
+  maxBatchItems: 1000,
 } as const;
