@@ -88,7 +88,9 @@ export class ScheduleCreator {
     try {
       return await gatherer.submit({ tenant, request });
     } finally {
-      if (gatherer.idle) this.gatherers.delete(tenant.id);
+      if (gatherer.idle && this.gatherers.get(tenant.id) === gatherer) {
+        this.gatherers.delete(tenant.id);
+      }
     }
   }
 
@@ -107,7 +109,7 @@ export class ScheduleCreator {
   /** Validates each definition (with one `now`); an invalid one is refused before any SQL. */
   private prepare(requests: readonly CreateRequest[], outcomes: CreateOutcome[]): Prepared[] {
     const now = this.clock.now();
-    const firingChecks: FiringChecks = new Map();
+    const firingChecks = new FiringChecks(now);
     const prepared: Prepared[] = [];
     requests.forEach((request, index) => {
       try {
@@ -118,7 +120,7 @@ export class ScheduleCreator {
           requestSha256: canonicalSha256(request.requestBody),
           id: randomUUID(),
           definition,
-          nextDueAt: nextDueAfter(definition, now),
+          nextDueAt: nextDueAfter(definition, now, firingChecks),
         });
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;

@@ -37,16 +37,36 @@ export interface ScheduleInput {
 }
 
 /**
- * What checking a cron definition's firing found, by recurrence, for one `now`: the check walks
- * up to 200 instants (half a millisecond), and the schedules of one batch share a few recurrences.
+ * What checking cron recurrences at one instant found, by recurrence: the check walks up to 200
+ * instants (about half a millisecond) and the schedules of one batch share a few recurrences.
+ * Each entry also keeps the recurrence's first instant after `at`: its schedules' first due.
  */
-export type FiringChecks = Map<string, FieldError[]>;
+export class FiringChecks {
+  private readonly found = new Map<string, { problems: FieldError[]; first: Date | null }>();
+
+  constructor(readonly at: Date) {}
+
+  get size(): number {
+    return this.found.size;
+  }
+
+  /** What was found for `definition`'s recurrence, if checked at `now`. */
+  get(definition: ScheduleDefinition, now: Date) {
+    const key = recurrenceKey(definition);
+    return key === null || now.getTime() !== this.at.getTime() ? undefined : this.found.get(key);
+  }
+
+  set(definition: ScheduleDefinition, found: { problems: FieldError[]; first: Date | null }) {
+    const key = recurrenceKey(definition);
+    if (key !== null) this.found.set(key, found);
+  }
+}
 
 /**
  * Turns client input into a complete definition with defaults applied, or throws one
  * ValidationError listing every semantic problem (the rules that the DTO shapes cannot say:
  * runAt xor cron, a cron that parses and fires, a real timezone, bounds that make sense).
- * Calls that share `now` may share `firingChecks`.
+ * Calls with the same `now` may share `firingChecks`.
  */
 export function buildDefinition(
   input: ScheduleInput,
@@ -138,29 +158,32 @@ function timingOf(input: ScheduleInput, errors: FieldError[]): Timing | null {
 function firingProblems(
   definition: ScheduleDefinition,
   now: Date,
-  known?: FiringChecks,
+  checks?: FiringChecks,
 ): FieldError[] {
-  const { timing } = definition;
-  const key =
-    timing.kind === 'cron'
-      ? [
-          timing.cron,
-          timing.timezone,
-          timing.dstPolicy.nonexistent,
-          timing.dstPolicy.repeated,
-          definition.startAt?.getTime(),
-          definition.endAt?.getTime(),
-        ].join('\u0000')
-      : null;
-  const cached = key === null ? undefined : known?.get(key);
-  if (cached) return cached;
-  const errors: FieldError[] = [];
-  checkFiring(definition, now, errors);
-  if (key !== null) known?.set(key, errors);
-  return errors;
+  const known = checks?.get(definition, now);
+  if (known) return known.problems;
+  const problems: FieldError[] = [];
+  const first = checkFiring(definition, now, problems);
+  checks?.set(definition, { problems, first });
+  return problems;
 }
 
-function checkFiring(definition: ScheduleDefinition, now: Date, errors: FieldError[]): void {
+/** Cron definitions with one recurrence (and bounds) have one key; one-time ones have none. */
+function recurrenceKey(definition: ScheduleDefinition): string | null {
+  const { timing } = definition;
+  if (timing.kind !== 'cron') return null;
+  return [
+    timing.cron,
+    timing.timezone,
+    timing.dstPolicy.nonexistent,
+    timing.dstPolicy.repeated,
+    definition.startAt?.getTime(),
+    definition.endAt?.getTime(),
+  ].join('\u0000');
+}
+
+/** Pushes what is wrong with when the definition fires; returns a cron's first instant. */
+function checkFiring(definition: ScheduleDefinition, now: Date, errors: FieldError[]): Date | null {
   const horizon = new Date(now.getTime() + SCHEDULE_LIMITS.maxHorizonDays * 86_400_000);
   const { timing } = definition;
   if (timing.kind === 'once') {
@@ -175,7 +198,7 @@ function checkFiring(definition: ScheduleDefinition, now: Date, errors: FieldErr
     if (definition.startAt || definition.endAt) {
       errors.push({ field: 'startAt', message: 'startAt and endAt apply to cron schedules only' });
     }
-    return;
+    return null;
   }
   const spec = recurrenceSpec(definition)!;
   const first = nextOccurrence(spec, now);
@@ -184,7 +207,7 @@ function checkFiring(definition: ScheduleDefinition, now: Date, errors: FieldErr
       field: 'cron',
       message: 'the cron expression never fires within the schedule bounds',
     });
-    return;
+    return null;
   }
   if (first.at > horizon) {
     errors.push({
@@ -199,6 +222,7 @@ function checkFiring(definition: ScheduleDefinition, now: Date, errors: FieldErr
       message: `runs may not be closer than ${SCHEDULE_LIMITS.minIntervalSeconds} s apart`,
     });
   }
+  return first.at;
 }
 
 export function recurrenceSpec(definition: ScheduleDefinition): RecurrenceSpec | null {
@@ -213,9 +237,18 @@ export function recurrenceSpec(definition: ScheduleDefinition): RecurrenceSpec |
   };
 }
 
-/** The first instant strictly after `after` at which the schedule is due, or null if never. */
-export function nextDueAfter(definition: ScheduleDefinition, after: Date): Date | null {
+/**
+ * The first instant strictly after `after` at which the schedule is due, or null if never
+ * (known already when `checks` checked its recurrence at `after`).
+ */
+export function nextDueAfter(
+  definition: ScheduleDefinition,
+  after: Date,
+  checks?: FiringChecks,
+): Date | null {
   const { timing } = definition;
   if (timing.kind === 'once') return timing.runAt > after ? timing.runAt : null;
+  const known = checks?.get(definition, after);
+  if (known) return known.first;
   return nextOccurrence(recurrenceSpec(definition)!, after)?.at ?? null;
 }

@@ -1,6 +1,9 @@
 import { ValidationError } from '../../../src/common';
-import type { FiringChecks } from '../../../src/schedules/schedule-definition';
-import { buildDefinition } from '../../../src/schedules/schedule-definition';
+import {
+  buildDefinition,
+  FiringChecks,
+  nextDueAfter,
+} from '../../../src/schedules/schedule-definition';
 
 describe('buildDefinition with shared firing checks (a batch)', () => {
   const now = new Date('2027-03-01T12:00:00Z');
@@ -17,7 +20,7 @@ describe('buildDefinition with shared firing checks (a batch)', () => {
   };
 
   it('checks a recurrence once and answers every schedule that shares it alike', () => {
-    const checks: FiringChecks = new Map();
+    const checks = new FiringChecks(now);
     expect(problems('0 9 * * *', checks)).toEqual([]);
     expect(problems('0 9 * * *', checks)).toEqual([]);
     expect(problems('0 0 30 2 *', checks)).toEqual(problems('0 0 30 2 *'));
@@ -26,8 +29,17 @@ describe('buildDefinition with shared firing checks (a batch)', () => {
     expect(checks.size).toBe(3);
   });
 
+  it('knows the first due instant of the recurrences it checked, at its instant only', () => {
+    const checks = new FiringChecks(now);
+    const definition = buildDefinition({ ...base, cron: '0 9 * * *' }, now, checks);
+    expect(nextDueAfter(definition, now, checks)).toEqual(nextDueAfter(definition, now));
+    expect(nextDueAfter(definition, now, checks)).toEqual(new Date('2027-03-02T08:00:00Z'));
+    const later = new Date('2027-03-02T09:00:00Z');
+    expect(nextDueAfter(definition, later, checks)).toEqual(new Date('2027-03-03T08:00:00Z'));
+  });
+
   it('tells recurrences apart by timezone, DST policy and bounds', () => {
-    const checks: FiringChecks = new Map();
+    const checks = new FiringChecks(now);
     const endAt = new Date('2027-03-01T12:30:00Z');
     expect(problems('0 9 * * *', checks)).toEqual([]);
     // Same cron, but bounds under which it never fires: its own check, its own answer.
