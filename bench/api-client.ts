@@ -52,34 +52,15 @@ export class ApiClient {
     return { id: tenant.id, apiKey: tenant.apiKey, targetId: target.id };
   }
 
-  /**
-   * One create in flight per tenant. Concurrent POST /schedules of one tenant deadlock in the
-   * service (the Idempotency-Key insert takes KEY SHARE on the tenant row through its foreign
-   * key, then LOCK_TENANT upgrades to FOR UPDATE: two creators wait on each other; see the
-   * bench report). The tenant lock serialises creates anyway, so this costs little throughput;
-   * spread load over several tenants (--tenants) for parallel creation.
-   */
+  /** POST /schedules with a fresh Idempotency-Key; callers bound the concurrency. */
   createSchedule(tenant: Tenant, body: Record<string, unknown>): Promise<CreatedSchedule> {
-    const previous = this.tenantQueues.get(tenant.id) ?? Promise.resolve();
-    const call = previous.then(() =>
-      this.post<CreatedSchedule>(
-        '/schedules',
-        tenant.apiKey,
-        { name: 'bench', targetId: tenant.targetId, ...body },
-        { 'Idempotency-Key': randomUUID() },
-      ),
+    return this.post<CreatedSchedule>(
+      '/schedules',
+      tenant.apiKey,
+      { name: 'bench', targetId: tenant.targetId, ...body },
+      { 'Idempotency-Key': randomUUID() },
     );
-    this.tenantQueues.set(
-      tenant.id,
-      call.then(
-        () => undefined,
-        () => undefined,
-      ),
-    );
-    return call;
   }
-
-  private readonly tenantQueues = new Map<string, Promise<void>>();
 
   private async post<T>(
     path: string,

@@ -8,6 +8,7 @@ export const SCENARIOS = [
   'noisy',
   'peers',
   'ceiling',
+  'creates',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
@@ -26,7 +27,9 @@ Scenarios (default: ${DEFAULT_SET.join(' ')}, steady shortened to ${DEFAULT_SET_
              against the quiet load alone
   peers      pg-boss schedule() and BullMQ job schedulers firing the same once-a-minute schedules
   ceiling    the same per-occurrence database work as bare batched SQL
-  all        every scenario above with its full defaults (about 12 minutes on 2 cores)
+  creates    POST /schedules from --create-clients for an empty tenant and one with --schedules,
+             then POST /schedules/batch of 1,000 items
+  all        every scenario above with its full defaults (about 15 minutes on 2 cores)
 
 Flags:
   --rate 200,1000         steady rates (occurrences/s)          --seconds 60   steady window
@@ -35,7 +38,10 @@ Flags:
                           schedules up front, one-time jobs 5 s ahead while the window runs)
                           instead of seeding it with SQL before the window
   --burst 10000 / --big   burst size(s)
-  --schedules 1000000     scale: background schedules           --scale-rate 50
+  --schedules 1000000     scale: background schedules; creates: the big tenant's
+  --scale-rate 50         scale: due load
+  --create-seconds 15     creates: judged seconds per tenant and of batches
+  --create-clients 16     creates: concurrent single-create clients
   --peer-schedules 100    peers: schedules per system           --peer-minutes 2
   --ceiling-seconds 10    ceiling: seconds per concurrency level
   --flood 10000           noisy: the flooding tenant's runs     --quiet-tenants 20
@@ -77,6 +83,8 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     'ceiling-seconds',
     'flood',
     'quiet-tenants',
+    'create-seconds',
+    'create-clients',
   ]);
   for (const name of values.keys()) if (!known.has(name)) throw new Error(`unknown flag --${name}`);
 
@@ -118,6 +126,8 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       ceilingSeconds: one('ceiling-seconds', 10),
       flood: one('flood', 10_000),
       quietTenants: one('quiet-tenants', 20),
+      createSeconds: one('create-seconds', 15),
+      createClients: one('create-clients', 16),
     },
   };
 }

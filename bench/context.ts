@@ -28,6 +28,9 @@ export interface BenchFlags {
   /** Peers: schedules per system and minute boundaries measured. */
   peerSchedules: number;
   peerMinutes: number;
+  /** Creates: judged seconds per tenant (and of batches), concurrent single-create clients. */
+  createSeconds: number;
+  createClients: number;
   /** Ceiling: seconds per run and concurrent loops. */
   ceilingSeconds: number;
   /** Noisy: the flooding tenant's runs, and how many quiet tenants share the load beside it. */

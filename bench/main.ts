@@ -1,10 +1,11 @@
 import { resolve } from 'node:path';
-import { parseArgs, ScenarioName, USAGE } from './cli';
+import { parseArgs, ScenarioName, SCENARIOS, USAGE } from './cli';
 import type { BenchContext, ScenarioResult } from './context';
 import { PgServer } from './postgres';
 import { checkTargets, describeMachine, renderMarkdown, writeResults } from './report';
 import { runBurst } from './scenarios/burst';
 import { runCeiling } from './scenarios/ceiling';
+import { runCreates } from './scenarios/creates';
 import { runPeers } from './scenarios/peers';
 import { runNoisy } from './scenarios/noisy';
 import { runReplicas } from './scenarios/replicas';
@@ -21,6 +22,7 @@ const RUNNERS: Record<ScenarioName, (ctx: BenchContext) => Promise<ScenarioResul
   noisy: runNoisy,
   peers: runPeers,
   ceiling: runCeiling,
+  creates: runCreates,
 };
 
 /**
@@ -92,9 +94,9 @@ async function main(): Promise<number> {
     ].join('\n'),
   );
   console.log(`\nresults: ${files.json}\n         ${files.md}`);
-  if (args.scenarios.length < 6) {
+  if (args.scenarios.length < SCENARIOS.length) {
     console.log(
-      'full set: npm run bench -- all   (or: steady --seconds 60, burst --big, scale, replicas, peers, ceiling)',
+      'full set: npm run bench -- all   (or: steady --seconds 60, burst --big, scale, replicas, peers, ceiling, creates)',
     );
   }
   return failures.length > 0 ? 1 : 0;

@@ -128,6 +128,7 @@ export function checkTargets(results: readonly ScenarioResult[]): TargetCheck[] 
     });
   }
   checks.push(...noisyChecks(results));
+  checks.push(...createChecks(results));
   const ceiling = results.find((r) => r.scenario === 'ceiling');
   const best = oursBest(results);
   if (ceiling && best) {
@@ -170,6 +171,69 @@ function noisyChecks(results: readonly ScenarioResult[]): TargetCheck[] {
       measured: `${drain}/s of ${quota}/s (${((drain / quota) * 100).toFixed(1)}%), ${String(flooded.extra.floodDelivered)}/${floodSize} delivered, ${String(flooded.extra.floodEarly)} early`,
     },
   ];
+}
+
+/** The creates scenario's figures, as its rows carry them. */
+interface CreateFigures {
+  ok: number;
+  failed: number;
+  requestsPerSecond: number;
+  schedulesPerSecond: number;
+  latencyMs: { p50: number; p95: number; p99: number; max: number } | null;
+  cpuMsPerSchedule?: number;
+}
+
+const createFigures = (r: ScenarioResult) => r.extra as unknown as CreateFigures;
+
+/**
+ * The quota issue's targets: single creates from 16 clients at >= 500/s for an empty tenant and
+ * for one with 1,000,000 schedules, whose throughput and p99 are within 20 % of the empty
+ * tenant's; batch creates at >= 5,000 schedules/s. A run with refused creates fails its target.
+ */
+function createChecks(results: readonly ScenarioResult[]): TargetCheck[] {
+  const creates = results.filter((r) => r.scenario === 'creates');
+  const single = creates.filter((r) => r.params.mode === 'single');
+  const empty = single.find((r) => r.params.tenantSchedules === 0);
+  const big = single.find((r) => (r.params.tenantSchedules as number) > 0);
+  const batch = creates.find((r) => r.params.mode === 'batch');
+  const checks: TargetCheck[] = [];
+  const refused = (f: CreateFigures) => (f.failed ? `, ${f.failed} refused` : '');
+  for (const r of [empty, big]) {
+    if (!r) continue;
+    const f = createFigures(r);
+    checks.push({
+      target: `${r.label}, ${String(r.params.clients)} clients: >= 500 creates/s`,
+      pass: f.requestsPerSecond >= 500 && f.failed === 0,
+      measured: `${f.requestsPerSecond}/s, p50 ${ms(f.latencyMs?.p50)}, p99 ${ms(f.latencyMs?.p99)}${refused(f)}`,
+    });
+  }
+  if (empty && big) {
+    const a = createFigures(empty);
+    const b = createFigures(big);
+    const size = (big.params.tenantSchedules as number).toLocaleString('en');
+    const change = (x: number, y: number) => `${((x / y - 1) * 100).toFixed(0)}%`;
+    checks.push({
+      target: `${size}-schedule tenant: creates/s within 20% of the empty tenant's`,
+      pass: b.requestsPerSecond >= a.requestsPerSecond * 0.8,
+      measured: `${b.requestsPerSecond}/s vs ${a.requestsPerSecond}/s (${change(b.requestsPerSecond, a.requestsPerSecond)})`,
+    });
+    const pa = a.latencyMs?.p99 ?? Infinity;
+    const pb = b.latencyMs?.p99 ?? Infinity;
+    checks.push({
+      target: `${size}-schedule tenant: create p99 within 20% of the empty tenant's`,
+      pass: pb <= pa * 1.2,
+      measured: `p99 ${ms(pb)} vs ${ms(pa)} (${change(pb, pa)})`,
+    });
+  }
+  if (batch) {
+    const f = createFigures(batch);
+    checks.push({
+      target: `${batch.label}: >= 5,000 schedules/s`,
+      pass: f.schedulesPerSecond >= 5000 && f.failed === 0,
+      measured: `${f.schedulesPerSecond} schedules/s, batch p50 ${ms(f.latencyMs?.p50)}, p99 ${ms(f.latencyMs?.p99)}${refused(f)}`,
+    });
+  }
+  return checks;
 }
 
 /** The results as Markdown tables (printed at the end and written next to the JSON). */
@@ -216,6 +280,22 @@ export function renderMarkdown(
     }
     for (const r of peers)
       if (r.extra.settings) lines.push('', `${r.system}: ${String(r.extra.settings)}`);
+  }
+  const creates = results.filter((r) => r.scenario === 'creates');
+  if (creates.length > 0) {
+    lines.push(
+      '',
+      '| creates | clients | answered 201 | refused | requests/s | schedules/s | latency p50 | p95 | p99 | max | CPU ms per schedule (service + Postgres) |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    );
+    for (const r of creates) {
+      const f = createFigures(r);
+      lines.push(
+        `| ${r.label} | ${String(r.params.clients)} | ${f.ok} | ${f.failed} | ${f.requestsPerSecond} | ` +
+          `${f.schedulesPerSecond} | ${ms(f.latencyMs?.p50)} | ${ms(f.latencyMs?.p95)} | ` +
+          `${ms(f.latencyMs?.p99)} | ${ms(f.latencyMs?.max)} | ${num(f.cpuMsPerSchedule)} |`,
+      );
+    }
   }
   const ceiling = results.find((r) => r.scenario === 'ceiling');
   if (ceiling) {

@@ -16,7 +16,8 @@ export interface SeedRow {
 /**
  * Writes schedules exactly as the API's create leaves them for the poller: the schedules row
  * (revision 1, active, next_due_at) and its due_index entry in the shard the service computes
- * (shardOf, the same function), in batches of 5,000 per transaction. Idempotency keys are not
+ * (shardOf, the same function) and the tenant's count of live schedules, in batches of 5,000 per
+ * transaction. Idempotency keys are not
  * written (nothing reads them at dispatch). Every schedule has missedRunPolicy `all` (up to 1,000
  * instants) and overlapPolicy `allow`: the bench expects every instant to run, so a poller that
  * falls behind must catch up, not coalesce (the default `latest` would write SKIPPED rows).
@@ -77,6 +78,13 @@ export async function seedSchedules(
                 AS x(id, shard, tenant, due)`,
         [cols.id, cols.shard, cols.tenant, cols.due],
       );
+      // The tenants' live counts, as a create keeps them (the maxActiveSchedules quota).
+      await client.query(
+        `INSERT INTO tenant_schedule_counts AS c (tenant_id, live)
+         SELECT tenant, count(*) FROM unnest($1::uuid[]) AS x(tenant) GROUP BY tenant
+         ON CONFLICT (tenant_id) DO UPDATE SET live = c.live + excluded.live`,
+        [cols.tenant],
+      );
       await client.query('COMMIT');
       all.push(...cols.id);
       progress?.(done + n);
@@ -90,6 +98,36 @@ export async function seedSchedules(
     await client.end();
   }
   return all;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * `count` cron schedules of one tenant that stay idle through any run: each names one whole
+ * second between 2 and 300 days ahead (that second of that day of the year), its next instant.
+ */
+export async function seedIdleSchedules(
+  url: string,
+  count: number,
+  tenant: { tenantId: string; targetId: string },
+  progress?: (done: number) => void,
+): Promise<void> {
+  const { tenantId, targetId } = tenant;
+  const now = Date.now();
+  await seedSchedules(
+    url,
+    count,
+    () => {
+      const due = new Date(
+        Math.floor((now + 2 * DAY_MS + Math.random() * 298 * DAY_MS) / 1000) * 1000,
+      );
+      const cron =
+        `${due.getUTCSeconds()} ${due.getUTCMinutes()} ${due.getUTCHours()} ` +
+        `${due.getUTCDate()} ${due.getUTCMonth() + 1} *`;
+      return { tenantId, targetId, cron, dueAt: due };
+    },
+    progress,
+  );
 }
 
 /** Inserts a tenant and a target directly (for seeded background load that never fires). */

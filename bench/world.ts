@@ -63,6 +63,11 @@ export class World {
     }
   }
 
+  /** Where the api role listens (the first replica that runs it). */
+  get apiUrl(): string {
+    return this.services.find((s) => s.roles.split(',').includes('api'))!.url;
+  }
+
   startMeter(): void {
     this.meter.start(this.services.map((s) => ({ name: `${s.name} (${s.roles})`, pid: s.pid })));
   }

@@ -4,6 +4,7 @@ import { Schedules1796030000000 } from './1796030000000-Schedules';
 import { Dispatch1796040000000 } from './1796040000000-Dispatch';
 import { DispatchBudget1796050000000 } from './1796050000000-DispatchBudget';
 import { RunReasons1796060000000 } from './1796060000000-RunReasons';
+import { ScheduleQuota1796070000000 } from './1796070000000-ScheduleQuota';
 import { Admission1796080000000 } from './1796080000000-Admission';
 
 /** Every migration, oldest first. Each is reviewed SQL; TypeORM only runs them in order. */
@@ -14,5 +15,6 @@ export const MIGRATIONS = [
   Dispatch1796040000000,
   DispatchBudget1796050000000,
   RunReasons1796060000000,
+  ScheduleQuota1796070000000,
   Admission1796080000000,
 ];

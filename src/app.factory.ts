@@ -2,13 +2,20 @@ import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { json } from 'express';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import type { AppConfig } from './config';
-import { Clock, FieldErrorDto, ProblemDto, ProblemFilter, StrictValidationPipe } from './common';
-
-/** The largest JSON body we read; a schedule's payload alone is capped lower (64 KiB). */
-export const BODY_LIMIT = '256kb';
+import {
+  BATCH_BODY_LIMIT,
+  BATCH_PATH,
+  BODY_LIMIT,
+  Clock,
+  FieldErrorDto,
+  ProblemDto,
+  ProblemFilter,
+  StrictValidationPipe,
+} from './common';
 
 /**
  * Builds the whole application for a resolved configuration (database URL known). main.ts and
@@ -22,6 +29,8 @@ export async function createApp(config: AppConfig, clock?: Clock): Promise<INest
     abortOnError: false,
   });
   app.useLogger(app.get(Logger));
+  // The batch route's own, larger limit comes first: a body it has read is not read again.
+  app.use(BATCH_PATH, json({ limit: BATCH_BODY_LIMIT, strict: true }));
   app.useBodyParser('json', { limit: BODY_LIMIT, strict: true });
   app.disable('x-powered-by');
   app.set('etag', false);

@@ -6,7 +6,7 @@ import { runMigrations, type ForeignSchema, type MigrationResult } from './datab
 import { DueIndexEntity, PollerPresenceEntity, ShardLeaseEntity } from './due-index';
 import { OccurrenceEntity } from './occurrences';
 import { PGBOSS_SCHEMA } from './queue';
-import { IdempotencyKeyEntity, ScheduleEntity } from './schedules';
+import { IdempotencyKeyEntity, ScheduleEntity, TenantScheduleCountEntity } from './schedules';
 import { TargetEntity } from './targets';
 import { ApiKeyEntity, TenantEntity } from './tenants';
 
@@ -22,6 +22,7 @@ export const SCHEMA = {
     TargetEntity,
     ScheduleEntity,
     IdempotencyKeyEntity,
+    TenantScheduleCountEntity,
     DueIndexEntity,
     ShardLeaseEntity,
     PollerPresenceEntity,

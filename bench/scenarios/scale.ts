@@ -1,6 +1,6 @@
 import type { BenchContext, ScenarioResult } from '../context';
 import type { BenchDatabase } from '../postgres';
-import { seedSchedules, seedTenant } from '../seed-sql';
+import { seedIdleSchedules, seedTenant } from '../seed-sql';
 import type { ReplicaSpec } from '../world';
 import { steadyRun } from './steady-run';
 
@@ -17,7 +17,6 @@ const COMPARISON_SCHEDULES = 10_000;
  * less so). Both sizes get the same warm-up.
  */
 const WARMUP_SECONDS = 20;
-const DAY_MS = 86_400_000;
 
 /**
  * scale: the same small due load (--scale-rate, default 50/s) with 10,000 and then 1,000,000
@@ -46,27 +45,11 @@ export async function runScale(ctx: BenchContext): Promise<ScenarioResult[]> {
 
 async function seedBackground(db: BenchDatabase, count: number): Promise<void> {
   const started = Date.now();
-  const { tenantId, targetId } = await seedTenant(db.url, 'bench-background');
-  const now = Date.now();
-  await seedSchedules(
-    db.url,
-    count,
-    () => {
-      // A whole second between 2 and 300 days ahead; the cron names exactly that second of that
-      // day of the year, so it is the schedule's next occurrence.
-      const due = new Date(
-        Math.floor((now + 2 * DAY_MS + Math.random() * 298 * DAY_MS) / 1000) * 1000,
-      );
-      const cron =
-        `${due.getUTCSeconds()} ${due.getUTCMinutes()} ${due.getUTCHours()} ` +
-        `${due.getUTCDate()} ${due.getUTCMonth() + 1} *`;
-      return { tenantId, targetId, cron, dueAt: due };
-    },
-    (done) => {
-      if (done % 100_000 === 0 || done === count) {
-        console.log(`  seeded ${done.toLocaleString('en')}/${count.toLocaleString('en')}`);
-      }
-    },
-  );
+  const tenant = await seedTenant(db.url, 'bench-background');
+  await seedIdleSchedules(db.url, count, tenant, (done) => {
+    if (done % 100_000 === 0 || done === count) {
+      console.log(`  seeded ${done.toLocaleString('en')}/${count.toLocaleString('en')}`);
+    }
+  });
   console.log(`  seeding took ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }

@@ -1,6 +1,8 @@
 export { AdminOnly, AUTH_MODE, Public, type AuthMode } from './auth/public.decorator';
+export { Batcher, type BatcherOptions } from './batching/batcher';
 export { canonicalJson, canonicalSha256 } from './canonical-json';
 export { Clock } from './clock/clock';
+export { BATCH_BODY_LIMIT, BATCH_PATH, BODY_LIMIT } from './http/body-limits';
 export { isUuid, UUID_PATTERN } from './ids/uuid';
 export { PeriodicLoop } from './loop/periodic-loop';
 export { ApiProblems, FieldErrorDto, ProblemDto } from './openapi/problem.dto';
@@ -20,7 +22,7 @@ export {
   type DomainErrorCode,
   type FieldError,
 } from './problem/domain-errors';
-export { ProblemFilter } from './problem/problem.filter';
+export { problemOf, ProblemFilter } from './problem/problem.filter';
 export { PROBLEM_CONTENT_TYPE, problemType, type Problem } from './problem/problem';
 export { NoControlCharacters } from './validation/no-control-characters';
 export { StrictValidationPipe } from './validation/validation.pipe';

@@ -4,13 +4,13 @@ import {
   CLAIM_DUE_ENTRIES,
   DELETE_DUE_ENTRIES,
   INSERT_DUE_ENTRIES,
-  INSERT_DUE_ENTRY,
   NEXT_DUE_IN_SHARDS,
-  NOTIFY_DUE,
   REMOVE_DUE_ENTRIES,
+  REMOVE_DUE_ENTRIES_OF,
   WAIT_UNTIL,
 } from './due-index.sql';
 import { shardOf } from './shard';
+import { WAKE_HORIZON_MS } from './wake-up';
 
 export interface ClaimedDueEntry {
   shard: number;
@@ -47,12 +47,7 @@ export class DueIndexRepository {
 
   async replace(tx: Tx, entry: DueEntry): Promise<void> {
     await this.sql.rows(REMOVE_DUE_ENTRIES, [entry.scheduleId], tx);
-    await this.sql.rows(
-      INSERT_DUE_ENTRY,
-      [shardOf(entry.scheduleId), entry.dueAt, entry.scheduleId, entry.tenantId, entry.revision],
-      tx,
-    );
-    await this.sql.rows(NOTIFY_DUE, [String(shardOf(entry.scheduleId))], tx);
+    await this.add(tx, [entry]);
   }
 
   /**
@@ -110,7 +105,10 @@ export class DueIndexRepository {
     );
   }
 
-  /** Adds entries (each schedule's previous one already dropped by the caller) and wakes pollers. */
+  /**
+   * Adds entries (each schedule's previous one already dropped by the caller); wakes the pollers
+   * when one is due soon (see WAKE_HORIZON_MS).
+   */
   async add(tx: Tx, entries: readonly DueEntry[]): Promise<void> {
     if (entries.length === 0) return;
     await this.sql.rows(
@@ -121,10 +119,10 @@ export class DueIndexRepository {
         entries.map((e) => e.scheduleId),
         entries.map((e) => e.tenantId),
         entries.map((e) => e.revision),
+        WAKE_HORIZON_MS,
       ],
       tx,
     );
-    await this.sql.rows(NOTIFY_DUE, ['batch'], tx);
   }
 
   /** The earliest due instant in the given shards (for the poller's wake-up timer). */
@@ -136,5 +134,10 @@ export class DueIndexRepository {
 
   async remove(tx: Tx, scheduleId: string): Promise<void> {
     await this.sql.rows(REMOVE_DUE_ENTRIES, [scheduleId], tx);
+  }
+
+  async removeMany(tx: Tx, scheduleIds: readonly string[]): Promise<void> {
+    if (scheduleIds.length === 0) return;
+    await this.sql.rows(REMOVE_DUE_ENTRIES_OF, [scheduleIds], tx);
   }
 }

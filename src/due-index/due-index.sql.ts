@@ -4,9 +4,8 @@
  */
 export const REMOVE_DUE_ENTRIES = `DELETE FROM due_index WHERE schedule_id = $1`;
 
-export const INSERT_DUE_ENTRY = `
-  INSERT INTO due_index (shard, due_at, schedule_id, tenant_id, revision)
-  VALUES ($1, $2, $3, $4, $5)`;
+/** REMOVE_DUE_ENTRIES for several schedules at once ($1, an array of ids). */
+export const REMOVE_DUE_ENTRIES_OF = `DELETE FROM due_index WHERE schedule_id = ANY($1::uuid[])`;
 
 /**
  * The poller's bounded range scan, in the shards this poller holds, oldest first: the entries
@@ -58,10 +57,18 @@ export const DELETE_DUE_ENTRIES = `
    USING unnest($1::smallint[], $2::text[], $3::uuid[]) AS x(shard, due_at, schedule_id)
    WHERE d.shard = x.shard AND d.due_at = x.due_at::timestamptz AND d.schedule_id = x.schedule_id`;
 
-/** Writes a batch of next entries (the poller advancing schedules) in one statement. */
+/**
+ * Writes entries in one statement and wakes the pollers (delivered at commit) when the earliest
+ * is due within $6 ms by the database clock (WAKE_HORIZON_MS): a poller may be asleep until then.
+ */
 export const INSERT_DUE_ENTRIES = `
-  INSERT INTO due_index (shard, due_at, schedule_id, tenant_id, revision)
-  SELECT * FROM unnest($1::smallint[], $2::timestamptz[], $3::uuid[], $4::uuid[], $5::int[])`;
+  WITH added AS (
+    INSERT INTO due_index (shard, due_at, schedule_id, tenant_id, revision)
+    SELECT * FROM unnest($1::smallint[], $2::timestamptz[], $3::uuid[], $4::uuid[], $5::int[])
+    RETURNING due_at)
+  SELECT pg_notify('dueline_due', 'batch')
+    FROM (SELECT min(due_at) AS first FROM added) a
+   WHERE a.first < clock_timestamp() + make_interval(secs => $6::double precision / 1000)`;
 
 /** The earliest entry per held shard: one index probe per shard, never a scan of the rest. */
 export const NEXT_DUE_IN_SHARDS = `
@@ -70,6 +77,5 @@ export const NEXT_DUE_IN_SHARDS = `
     CROSS JOIN LATERAL (
       SELECT due_at FROM due_index WHERE shard = s.shard ORDER BY due_at LIMIT 1) x`;
 
-/** Wakes pollers when an entry is written; delivered at commit. */
-export const NOTIFY_DUE = `SELECT pg_notify('dueline_due', $1)`;
+/** The channel INSERT_DUE_ENTRIES notifies. */
 export const DUE_CHANNEL = 'dueline_due';

@@ -4,7 +4,7 @@ import { errorSummary } from '../common';
 import { APP_CONFIG, type AppConfig } from '../config';
 import { DUE_CHANNEL } from './due-index.sql';
 
-/** Opens the poller's LISTEN connection for new due-index entries (NOTIFY_DUE's reader). */
+/** Opens the poller's LISTEN connection for new due-index entries (INSERT_DUE_ENTRIES notifies). */
 @Injectable()
 export class DueNotificationsRepository {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}

@@ -126,7 +126,7 @@ export class DueDispatcher {
       }
       // A handful of set-based statements per batch, whatever its size.
       await this.dueIndex.drop(tx, taken);
-      await this.schedules.advanceAfterDispatch(tx, advanced);
+      const completed = await this.schedules.advanceAfterDispatch(tx, advanced);
       await this.dueIndex.add(tx, nextEntries);
       const inserted = await this.occurrences.insert(tx, planned);
       const toPublish = new Set(
@@ -142,6 +142,9 @@ export class DueDispatcher {
       // Admission last: it holds the tenants' permit locks until the commit, which must not
       // include the wait for the instant (other batches of the same tenants would queue).
       const admitted = await this.admission.admit(tx, jobs);
+      // Completed schedules give their quota slots back last: the tenants' counters, which every
+      // create of those tenants needs, are then locked only from here to the commit.
+      await this.schedules.releaseSlots(tx, completed);
       await options.beforeCommit?.();
       const byKey = new Map(planned.map((o) => [`${o.scheduleId}@${o.scheduledAt.getTime()}`, o]));
       result.created = inserted.map((row) => ({

@@ -9,12 +9,17 @@ import {
 } from '@nestjs/common';
 import { Clock, errorSummary } from '../common';
 import { APP_CONFIG, type AppConfig } from '../config';
-import { DueNotificationsRepository, ShardLeasesRepository, type DueListener } from '../due-index';
+import {
+  DueNotificationsRepository,
+  POLLER_MAX_SLEEP_MS,
+  ShardLeasesRepository,
+  type DueListener,
+} from '../due-index';
 import { Lifecycle } from '../observability';
 import { DueDispatcher, type DispatchResult } from './due-dispatcher';
 
-/** The longest the poller sleeps without looking at the index (a floor under NOTIFY). */
-const MAX_IDLE_MS = 1000;
+/** The longest the poller sleeps without looking at the index (see WAKE_HORIZON_MS). */
+const MAX_IDLE_MS = POLLER_MAX_SLEEP_MS;
 /** Batches prepared ahead and waiting for their instants at once (each holds a connection). */
 const MAX_WAITING_BATCHES = 3;
 /** Retry pause after a failed round (e.g. the database is away). */

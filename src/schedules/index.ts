@@ -13,7 +13,10 @@ export {
 } from './schedule';
 export { recurrenceSpec, type ScheduleInput } from './schedule-definition';
 export { ScheduleEntity } from './schedule.entity';
+export { TenantScheduleCountEntity } from './schedule-count.entity';
 export { SCHEDULE_LIMITS } from './schedule-limits';
+export type { CreateOutcome, CreateRequest } from './schedule-creator';
+export type { SlotRelease } from './schedule-quota.repository';
 export type { ListPage, ScheduleAdvance } from './schedules.repository';
 export { SchedulesModule } from './schedules.module';
 export { SchedulesService, type PreviewRequest, type ScheduleEdit } from './schedules.service';

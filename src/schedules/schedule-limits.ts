@@ -9,4 +9,6 @@ export const SCHEDULE_LIMITS = {
   maxPreviewCount: 100,
   /** A start deadline longer than a day is no deadline a scheduler should keep. */
   maxStartDeadlineSeconds: 86_400,
+  /** Items of one POST /schedules/batch (its body is bounded too: BATCH_BODY_LIMIT). */
+  maxBatchItems: 1000,
 } as const;

@@ -3,16 +3,19 @@ import { AdmissionModule } from '../admission';
 import { DueIndexModule } from '../due-index';
 import { OccurrencesModule } from '../occurrences';
 import { TargetsModule } from '../targets';
+import { ScheduleCreator } from './schedule-creator';
+import { ScheduleQuotaRepository } from './schedule-quota.repository';
 import { SchedulesRepository } from './schedules.repository';
 import { SchedulesService } from './schedules.service';
 
 /**
  * Schedules (record module): definitions with their revisions, Idempotency-Keys, the due-index
- * entry written with every change, and manual runs.
+ * entry written with every change, the per-tenant count of live schedules behind the
+ * maxActiveSchedules quota, and manual runs.
  */
 @Module({
   imports: [AdmissionModule, DueIndexModule, TargetsModule, OccurrencesModule],
-  providers: [SchedulesRepository, SchedulesService],
+  providers: [SchedulesRepository, ScheduleQuotaRepository, ScheduleCreator, SchedulesService],
   exports: [SchedulesService],
 })
 export class SchedulesModule {}

@@ -4,16 +4,19 @@ import type { RunPriority } from '../run-vocabulary';
 import { Schedule, ScheduleDefinition, ScheduleStatus } from './schedule';
 import { definitionColumns, toSchedule } from './schedule.mapper';
 import { ScheduleEntity } from './schedule.entity';
+import type { SlotRelease } from './schedule-quota.repository';
 import {
   ADVANCE_SCHEDULES,
-  CLAIM_IDEMPOTENCY_KEY,
-  COUNT_LIVE_SCHEDULES,
+  CLAIM_IDEMPOTENCY_KEYS,
+  DELETE_NEW_SCHEDULES,
+  FORGET_IDEMPOTENCY_KEYS,
+  INSERT_SCHEDULES,
   LOCK_SCHEDULE,
   LOCK_SCHEDULE_FOR_TRIGGER,
   LOCK_SCHEDULES_FOR_DISPATCH,
-  LOCK_TENANT,
   PRUNE_IDEMPOTENCY_KEYS,
-  READ_IDEMPOTENCY_KEY,
+  READ_IDEMPOTENCY_KEYS,
+  SELECT_SCHEDULES,
 } from './schedules.sql';
 
 export interface ListPage {
@@ -36,6 +39,18 @@ export interface TriggerSchedule {
   dbNow: Date;
 }
 
+export interface IdempotencyClaim {
+  key: string;
+  requestSha256: Buffer;
+  scheduleId: string;
+}
+
+export interface NewSchedule {
+  id: string;
+  definition: ScheduleDefinition;
+  nextDueAt: Date | null;
+}
+
 export interface ScheduleAdvance {
   id: string;
   revision: number;
@@ -47,59 +62,80 @@ export interface ScheduleAdvance {
 export class SchedulesRepository {
   constructor(private readonly sql: SqlRunner) {}
 
-  /** True when this request claimed the key; false when another request claimed it first. */
-  async claimIdempotencyKey(
-    tx: Tx,
-    key: { tenantId: string; key: string; requestSha256: Buffer; scheduleId: string },
-  ): Promise<boolean> {
-    const rows = await this.sql.rows(
-      CLAIM_IDEMPOTENCY_KEY,
-      [key.tenantId, key.key, key.requestSha256, key.scheduleId],
-      tx,
-    );
-    return rows.length > 0;
-  }
-
-  async readIdempotencyKey(
+  /** Claims the keys that are free; returns those this transaction claimed. */
+  async claimIdempotencyKeys(
     tx: Tx,
     tenantId: string,
-    key: string,
-  ): Promise<{ requestSha256: Buffer; scheduleId: string } | null> {
-    const [row] = await this.sql.rows(READ_IDEMPOTENCY_KEY, [tenantId, key], tx);
-    if (!row) return null;
-    return {
-      requestSha256: Buffer.from(row.request_sha256 as Buffer),
-      scheduleId: row.schedule_id as string,
-    };
-  }
-
-  /** Locks the tenant against other creates (see LOCK_TENANT) and counts its live schedules. */
-  async lockTenantAndCountLive(tx: Tx, tenantId: string): Promise<number> {
-    await this.sql.rows(LOCK_TENANT, [tenantId], tx);
-    const [{ n }] = await this.sql.rows<{ n: number }>(COUNT_LIVE_SCHEDULES, [tenantId], tx);
-    return n;
-  }
-
-  async insert(
-    tx: Tx,
-    schedule: {
-      id: string;
-      tenantId: string;
-      definition: ScheduleDefinition;
-      nextDueAt: Date | null;
-    },
-  ): Promise<void> {
-    const repository = this.sql.manager(tx).getRepository(ScheduleEntity);
-    await repository.insert(
-      repository.create({
-        ...definitionColumns(schedule.definition),
-        id: schedule.id,
-        tenantId: schedule.tenantId,
-        revision: 1,
-        status: 'active',
-        nextDueAt: schedule.nextDueAt,
-      }),
+    keys: readonly IdempotencyClaim[],
+  ): Promise<Set<string>> {
+    const rows = await this.sql.rows<{ key: string }>(
+      CLAIM_IDEMPOTENCY_KEYS,
+      [
+        tenantId,
+        keys.map((k) => k.key),
+        keys.map((k) => k.requestSha256.toString('hex')),
+        keys.map((k) => k.scheduleId),
+      ],
+      tx,
     );
+    return new Set(rows.map((row) => row.key));
+  }
+
+  async readIdempotencyKeys(
+    tx: Tx,
+    tenantId: string,
+    keys: readonly string[],
+  ): Promise<Map<string, { requestSha256: Buffer; scheduleId: string }>> {
+    if (keys.length === 0) return new Map();
+    const rows = await this.sql.rows(READ_IDEMPOTENCY_KEYS, [tenantId, keys], tx);
+    return new Map(
+      rows.map((row) => [
+        row.key as string,
+        {
+          requestSha256: Buffer.from(row.request_sha256 as Buffer),
+          scheduleId: row.schedule_id as string,
+        },
+      ]),
+    );
+  }
+
+  async forgetIdempotencyKeys(tx: Tx, tenantId: string, keys: readonly string[]): Promise<void> {
+    if (keys.length === 0) return;
+    await this.sql.affected(FORGET_IDEMPOTENCY_KEYS, [tenantId, keys], tx);
+  }
+
+  /** Inserts new active schedules at revision 1 in one statement; returns them as stored. */
+  async insertMany(
+    tx: Tx,
+    tenantId: string,
+    schedules: readonly NewSchedule[],
+  ): Promise<Schedule[]> {
+    if (schedules.length === 0) return [];
+    const columns = this.columns(tx);
+    const rows = schedules.map((s) => ({
+      ...byColumnName(columns, definitionColumns(s.definition)),
+      id: s.id,
+      next_due_at: s.nextDueAt?.toISOString() ?? null,
+    }));
+    const raw = await this.sql.rows(INSERT_SCHEDULES, [tenantId, JSON.stringify(rows)], tx);
+    return raw.map((row) => toSchedule(fromRaw(columns, row)));
+  }
+
+  /** Takes back schedules this transaction inserted (see DELETE_NEW_SCHEDULES). */
+  async deleteNew(tx: Tx, tenantId: string, ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.sql.affected(DELETE_NEW_SCHEDULES, [tenantId, ids], tx);
+  }
+
+  async findByIds(
+    tenantId: string,
+    ids: readonly string[],
+    tx?: Tx,
+  ): Promise<Map<string, Schedule>> {
+    if (ids.length === 0) return new Map();
+    const raw = await this.sql.rows(SELECT_SCHEDULES, [tenantId, ids], tx);
+    const columns = this.columns(tx);
+    return new Map(raw.map((row) => toSchedule(fromRaw(columns, row))).map((s) => [s.id, s]));
   }
 
   /** Reads a schedule for an edit and holds it FOR UPDATE until the edit commits. */
@@ -198,30 +234,53 @@ export class SchedulesRepository {
   async lockForDispatch(tx: Tx, ids: readonly string[]): Promise<Map<string, Schedule>> {
     if (ids.length === 0) return new Map();
     const raw = await this.sql.rows(LOCK_SCHEDULES_FOR_DISPATCH, [ids], tx);
-    const columns = this.sql.manager(tx).connection.getMetadata(ScheduleEntity).columns;
+    const columns = this.columns(tx);
     const schedules = raw.map((row) => toSchedule(fromRaw(columns, row)));
     return new Map(schedules.map((s) => [s.id, s]));
   }
 
-  async advance(tx: Tx, changes: readonly ScheduleAdvance[]): Promise<void> {
-    if (changes.length === 0) return;
+  /** Moves schedules on after dispatch; returns the slots of those that completed, by tenant. */
+  async advance(tx: Tx, changes: readonly ScheduleAdvance[]): Promise<SlotRelease> {
+    if (changes.length === 0) return new Map();
     const rows = changes.map((c) => ({
       id: c.id,
       revision: c.revision,
       next_due_at: c.nextDueAt?.toISOString() ?? null,
       status: c.status,
     }));
-    await this.sql.affected(ADVANCE_SCHEDULES, [JSON.stringify(rows)], tx);
+    const ended = await this.sql.rows<{ tenant_id: string; ended: number }>(
+      ADVANCE_SCHEDULES,
+      [JSON.stringify(rows)],
+      tx,
+    );
+    return new Map(ended.map((row) => [row.tenant_id, row.ended]));
+  }
+
+  private columns(tx?: Tx): readonly EntityColumn[] {
+    return this.sql.manager(tx).connection.getMetadata(ScheduleEntity).columns;
   }
 }
 
-function fromRaw(
-  columns: ReadonlyArray<{ propertyName: string; databaseName: string }>,
-  row: Row,
-): ScheduleEntity {
+type EntityColumn = { propertyName: string; databaseName: string };
+
+function fromRaw(columns: readonly EntityColumn[], row: Row): ScheduleEntity {
   const entity = new ScheduleEntity();
   for (const column of columns) {
     (entity as unknown as Record<string, unknown>)[column.propertyName] = row[column.databaseName];
   }
   return entity;
+}
+
+/** Entity values keyed by column name, dates as ISO text (a JSON row of INSERT_SCHEDULES). */
+function byColumnName(
+  columns: readonly EntityColumn[],
+  values: Partial<ScheduleEntity>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const column of columns) {
+    if (!(column.propertyName in values)) continue;
+    const value = (values as Record<string, unknown>)[column.propertyName];
+    out[column.databaseName] = value instanceof Date ? value.toISOString() : value;
+  }
+  return out;
 }

@@ -1,15 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { AdmissionService } from '../admission';
 import {
-  canonicalSha256,
   Clock,
   ConflictError,
-  IdempotencyKeyReusedError,
   NotFoundError,
   pageSize,
-  QuotaExceededError,
   StaleRevisionError,
+  ValidationError,
 } from '../common';
 import { Transactions, type Tx } from '../database';
 import { DueIndexRepository } from '../due-index';
@@ -17,7 +14,8 @@ import { OccurrencesService, type Run } from '../occurrences';
 import { DstPolicy, nextOccurrences, Occurrence, toLocalIso } from '../recurrence';
 import { TargetsService } from '../targets';
 import type { Tenant } from '../tenants';
-import { Schedule, ScheduleDefinition, ScheduleStatus } from './schedule';
+import { LIVE_STATUSES, Schedule, ScheduleDefinition, ScheduleStatus } from './schedule';
+import { CreateOutcome, CreateRequest, ScheduleCreator } from './schedule-creator';
 import {
   buildDefinition,
   nextDueAfter,
@@ -25,6 +23,7 @@ import {
   ScheduleInput,
 } from './schedule-definition';
 import { SCHEDULE_LIMITS } from './schedule-limits';
+import { ScheduleQuotaRepository, type SlotRelease } from './schedule-quota.repository';
 import {
   ListPage,
   ScheduleAdvance,
@@ -61,6 +60,8 @@ export class SchedulesService {
 
   constructor(
     private readonly schedules: SchedulesRepository,
+    private readonly creator: ScheduleCreator,
+    private readonly quota: ScheduleQuotaRepository,
     private readonly transactions: Transactions,
     private readonly dueIndex: DueIndexRepository,
     private readonly targets: TargetsService,
@@ -70,8 +71,9 @@ export class SchedulesService {
   ) {}
 
   /**
-   * Accepts a schedule only once it is durable: the 201 is sent after the schedule row and its
-   * due-index entry commit. `created` is false when the Idempotency-Key replayed an earlier answer.
+   * Accepts a schedule only once it is durable: the 201 is sent after the schedule row, its
+   * due-index entry and its quota slot commit. `created` is false when the Idempotency-Key
+   * replayed an earlier answer. A refusal rolls the key back too, so the client may retry.
    */
   async create(
     tenant: Tenant,
@@ -79,40 +81,20 @@ export class SchedulesService {
     requestBody: unknown,
     input: ScheduleInput,
   ): Promise<{ schedule: Schedule; created: boolean }> {
-    const now = this.clock.now();
-    const definition = buildDefinition(input, now);
-    const id = randomUUID();
-    const requestSha256 = canonicalSha256(requestBody);
-    const nextDueAt = nextDueAfter(definition, now);
-    // One transaction: the key, the quota, the schedule and its due entry commit together or
-    // not at all (a refusal rolls the key back too, so the client may retry the same request).
-    return this.transactions.run(async (tx) => {
-      const key = { tenantId: tenant.id, key: idempotencyKey, requestSha256, scheduleId: id };
-      if (!(await this.schedules.claimIdempotencyKey(tx, key))) {
-        const existing = await this.schedules.readIdempotencyKey(tx, tenant.id, idempotencyKey);
-        const replayed =
-          existing && existing.requestSha256.equals(requestSha256)
-            ? await this.schedules.findById(tenant.id, existing.scheduleId, tx)
-            : null;
-        if (!replayed) throw new IdempotencyKeyReusedError();
-        return { schedule: replayed, created: false };
-      }
-      // Locks the target, so it cannot be deleted between this check and the insert's commit.
-      await this.targets.assertUsable(tenant.id, definition.targetId, tx);
-      const live = await this.schedules.lockTenantAndCountLive(tx, tenant.id);
-      const max = tenant.quotas.maxActiveSchedules;
-      if (live >= max) throw new QuotaExceededError('maxActiveSchedules', max);
-      await this.schedules.insert(tx, { id, tenantId: tenant.id, definition, nextDueAt });
-      if (nextDueAt) {
-        await this.dueIndex.replace(tx, {
-          scheduleId: id,
-          tenantId: tenant.id,
-          revision: 1,
-          dueAt: nextDueAt,
-        });
-      }
-      return { schedule: (await this.schedules.findById(tenant.id, id, tx))!, created: true };
-    });
+    const outcome = await this.creator.createOne(tenant, { idempotencyKey, requestBody, input });
+    if (outcome.error) throw outcome.error;
+    return outcome;
+  }
+
+  /**
+   * Creates up to SCHEDULE_LIMITS.maxBatchItems schedules, each atomic on its own and answered
+   * in request order: the same rules, keys and quota as one create, in one transaction.
+   */
+  createBatch(tenant: Tenant, requests: readonly CreateRequest[]): Promise<CreateOutcome[]> {
+    if (requests.length > SCHEDULE_LIMITS.maxBatchItems) {
+      throw new ValidationError(`a batch holds at most ${SCHEDULE_LIMITS.maxBatchItems} items`);
+    }
+    return this.creator.create(tenant, requests);
   }
 
   /** Forgets Idempotency-Keys older than 24 hours, at most `limit` per call. */
@@ -252,8 +234,16 @@ export class SchedulesService {
     return this.schedules.lockForDispatch(tx, ids);
   }
 
-  advanceAfterDispatch(tx: Tx, changes: readonly ScheduleAdvance[]): Promise<void> {
+  /**
+   * Returns the quota slots of the schedules that completed: pass them to releaseSlots as the
+   * last statement before the commit, so the tenants' counters are locked only until then.
+   */
+  advanceAfterDispatch(tx: Tx, changes: readonly ScheduleAdvance[]): Promise<SlotRelease> {
     return this.schedules.advance(tx, changes);
+  }
+
+  releaseSlots(tx: Tx, released: SlotRelease): Promise<void> {
+    return this.quota.release(tx, released);
   }
 
   private async recordManualRun(tx: Tx, schedule: TriggerSchedule): Promise<Run | null> {
@@ -310,9 +300,19 @@ export class SchedulesService {
       } else {
         await this.dueIndex.remove(tx, id);
       }
-      return (await this.schedules.findById(tenantId, id, tx))!;
+      const edited = (await this.schedules.findById(tenantId, id, tx))!;
+      // Last, so the counter is locked only until the commit. Edits never make a schedule live
+      // again (cancelled and completed are terminal), so leaving is the only move to count.
+      if (isLive(current.status) && !isLive(next.status)) {
+        await this.quota.release(tx, new Map([[tenantId, 1]]));
+      }
+      return edited;
     });
   }
+}
+
+function isLive(status: ScheduleStatus): boolean {
+  return LIVE_STATUSES.includes(status);
 }
 
 function assertEditable(schedule: Schedule): void {

@@ -1,28 +1,56 @@
 /**
- * Claims an Idempotency-Key for this tenant. The primary key decides between concurrent
- * requests: the loser's INSERT waits for the winner's transaction and then inserts nothing,
- * so two requests with one key can never create two schedules.
+ * Claims Idempotency-Keys for tenant $1: $2[i] with request hash $3[i] (hex) for the schedule
+ * $4[i] about to be created. The primary key decides between concurrent requests: a loser's
+ * INSERT waits for the winner's transaction and then inserts nothing, so two requests with one
+ * key can never create two schedules. Returns the keys this transaction claimed. In key order,
+ * so two batches that share keys wait on each other in one order and never deadlock.
  */
-export const CLAIM_IDEMPOTENCY_KEY = `
+export const CLAIM_IDEMPOTENCY_KEYS = `
   INSERT INTO idempotency_keys (tenant_id, key, request_sha256, schedule_id)
-  VALUES ($1, $2, $3, $4)
+  SELECT $1::uuid, x.key, decode(x.sha256, 'hex'), x.schedule_id
+    FROM unnest($2::text[], $3::text[], $4::uuid[]) AS x(key, sha256, schedule_id)
+   ORDER BY x.key
   ON CONFLICT (tenant_id, key) DO NOTHING
-  RETURNING schedule_id`;
+  RETURNING key`;
 
-export const READ_IDEMPOTENCY_KEY = `
-  SELECT request_sha256, schedule_id FROM idempotency_keys WHERE tenant_id = $1 AND key = $2`;
+export const READ_IDEMPOTENCY_KEYS = `
+  SELECT key, request_sha256, schedule_id
+    FROM idempotency_keys
+   WHERE tenant_id = $1 AND key = ANY($2::text[])`;
 
 /**
- * Serialises schedule creation per tenant so the maxActiveSchedules count cannot be raced past
- * by concurrent creates. FOR NO KEY UPDATE, not FOR UPDATE: the Idempotency-Key insert before it
- * already holds a KEY SHARE lock on this row (its foreign key), which FOR UPDATE would wait on,
- * so two concurrent creates of one tenant deadlocked.
+ * Gives back keys this transaction claimed for items it then refused (unknown target, quota):
+ * the refusal writes nothing, so the client may retry the same request under the same key.
  */
-export const LOCK_TENANT = `SELECT id FROM tenants WHERE id = $1 FOR NO KEY UPDATE`;
+export const FORGET_IDEMPOTENCY_KEYS = `
+  DELETE FROM idempotency_keys WHERE tenant_id = $1 AND key = ANY($2::text[])`;
 
-/** Counted under LOCK_TENANT, so concurrent creates cannot both see room for one more. */
-export const COUNT_LIVE_SCHEDULES = `
-  SELECT count(*)::int AS n FROM schedules WHERE tenant_id = $1 AND status IN ('active', 'paused')`;
+/** What a create writes of a schedule besides its tenant, revision and status. */
+const NEW_SCHEDULE_COLUMNS = `
+  id, name, target_id, kind, run_at, cron, timezone, dst_nonexistent, dst_repeated, start_at,
+  end_at, payload, missed_run_policy, max_catch_up, overlap_policy, retry_max_attempts,
+  retry_initial_delay_ms, retry_max_delay_ms, retry_deadline_seconds, priority,
+  start_deadline_seconds, next_due_at`;
+
+/**
+ * Inserts new schedules of tenant $1 from a JSON array of rows ($2) in one statement. Every new
+ * schedule starts active at revision 1 (the revision its due-index entry names).
+ */
+export const INSERT_SCHEDULES = `
+  INSERT INTO schedules (tenant_id, revision, status, ${NEW_SCHEDULE_COLUMNS})
+  SELECT $1::uuid, 1, 'active', ${NEW_SCHEDULE_COLUMNS}
+    FROM jsonb_populate_recordset(NULL::schedules, $2::jsonb)
+  RETURNING *`;
+
+/**
+ * Takes back schedules this transaction just inserted and then could not admit under the quota
+ * (their due-index entries are removed beside them); nobody else has seen them.
+ */
+export const DELETE_NEW_SCHEDULES = `
+  DELETE FROM schedules WHERE tenant_id = $1 AND id = ANY($2::uuid[])`;
+
+export const SELECT_SCHEDULES = `
+  SELECT * FROM schedules WHERE tenant_id = $1 AND id = ANY($2::uuid[])`;
 
 /** Reads a schedule for an edit and holds it until the edit commits. */
 export const LOCK_SCHEDULE = `SELECT id FROM schedules WHERE tenant_id = $1 AND id = $2 FOR UPDATE`;
@@ -37,12 +65,20 @@ export const LOCK_SCHEDULES_FOR_DISPATCH = `
 
 /**
  * Moves a batch of schedules on after dispatch, each only if its revision is still the one the
- * poller dispatched (the rows are locked, so this holds; the condition says it anyway).
+ * poller dispatched and it is live (the rows are locked, so this holds; the condition says it
+ * anyway). Returns, per tenant, how many left the live statuses (one-time schedules, and cron
+ * schedules past their last instant, complete): the slots to release in this transaction.
  */
 export const ADVANCE_SCHEDULES = `
-  UPDATE schedules s SET next_due_at = x.next_due_at, status = x.status, updated_at = now()
-    FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, revision int, next_due_at timestamptz, status text)
-   WHERE s.id = x.id AND s.revision = x.revision`;
+  WITH advanced AS (
+    UPDATE schedules s SET next_due_at = x.next_due_at, status = x.status, updated_at = now()
+      FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, revision int, next_due_at timestamptz, status text)
+     WHERE s.id = x.id AND s.revision = x.revision AND s.status IN ('active', 'paused')
+    RETURNING s.tenant_id, s.status)
+  SELECT tenant_id, count(*)::int AS ended
+    FROM advanced
+   WHERE status NOT IN ('active', 'paused')
+   GROUP BY tenant_id`;
 
 /** Idempotency-Keys are kept 24 hours (the promise), then pruned in bounded batches. */
 export const PRUNE_IDEMPOTENCY_KEYS = `

@@ -8,7 +8,7 @@ import {
   LIST_TARGETS_AFTER,
   LIST_TARGETS_FIRST_PAGE,
   LOCK_TARGET_FOR_DELETE,
-  LOCK_USABLE_TARGET,
+  LOCK_USABLE_TARGETS,
   SELECT_TARGET,
   SELECT_TARGETS_FOR_DISPATCH,
   SOFT_DELETE_UNUSED_TARGET,
@@ -108,9 +108,10 @@ export class TargetsRepository {
     return rows.map(toTarget);
   }
 
-  /** With `tx`, the check holds a lock until that transaction ends (see LOCK_USABLE_TARGET). */
-  async lockUsable(tenantId: string, id: string, tx?: Tx): Promise<boolean> {
-    return (await this.sql.rows(LOCK_USABLE_TARGET, [tenantId, id], tx)).length > 0;
+  /** The usable targets among `ids`, each locked against deletion (see LOCK_USABLE_TARGETS). */
+  async lockUsable(tenantId: string, ids: readonly string[], tx?: Tx): Promise<Set<string>> {
+    const rows = await this.sql.rows<{ id: string }>(LOCK_USABLE_TARGETS, [tenantId, ids], tx);
+    return new Set(rows.map((row) => row.id));
   }
 
   async softDeleteUnused(tenantId: string, id: string): Promise<DeleteOutcome> {

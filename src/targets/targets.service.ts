@@ -110,13 +110,32 @@ export class TargetsService {
   }
 
   /**
-   * A schedule may only name a live target of its own tenant. Pass the transaction that writes the schedule to make the check hold until it commits: a concurrent
-   * DELETE of the target then either sees the schedule (409) or wins first (this throws).
+   * A schedule may only name a live target of its own tenant. Pass the transaction that writes
+   * the schedule to make the check hold until it commits: a concurrent DELETE of the target then
+   * either sees the schedule (409) or wins first (this throws).
    */
   async assertUsable(tenantId: string, targetId: string, tx?: Tx): Promise<void> {
-    if (!isUuid(targetId) || !(await this.targets.lockUsable(tenantId, targetId, tx))) {
-      throw notFound(targetId);
-    }
+    const refused = await this.refuseUnusable(tenantId, [targetId], tx);
+    const error = refused.get(targetId);
+    if (error) throw error;
+  }
+
+  /**
+   * assertUsable for several targets at once: locks the usable ones the same way and returns
+   * the refusal (404) of each other one, by id.
+   */
+  async refuseUnusable(
+    tenantId: string,
+    targetIds: readonly string[],
+    tx?: Tx,
+  ): Promise<Map<string, NotFoundError>> {
+    const ids = [...new Set(targetIds)];
+    const valid = ids.filter(isUuid);
+    const usable =
+      valid.length > 0 ? await this.targets.lockUsable(tenantId, valid, tx) : new Set<string>();
+    // The database answers ids in lower case; a client may send them in upper case.
+    const refused = ids.filter((id) => !usable.has(id.toLowerCase()));
+    return new Map(refused.map((id) => [id, notFound(id)]));
   }
 
   /**

@@ -46,21 +46,23 @@ export const LIST_TARGETS_AFTER = `${LIST_SELECT}
 /**
  * Invariant: a schedule may only name a live target of its own tenant.
  *
- * Run inside the transaction that writes the schedule, this holds a KEY SHARE lock on the target
- * row until that transaction ends. DELETE takes FOR UPDATE first (LOCK_TARGET_FOR_DELETE), so
- * either the delete waits and then sees the new schedule (409), or the schedule waits and then
- * sees deleted_at set (no row: 404). KEY SHARE rather than SHARE so PATCHes are not blocked.
- * Outside a transaction the lock is released at once and this is a plain existence check.
+ * Run inside the transaction that writes the schedules, this holds a KEY SHARE lock on each
+ * target row of $2 until that transaction ends. DELETE takes FOR UPDATE first
+ * (LOCK_TARGET_FOR_DELETE), so either the delete waits and then sees the new schedule (409), or
+ * the schedule waits and then sees deleted_at set (no row: 404). KEY SHARE rather than SHARE so
+ * PATCHes are not blocked; in id order, like every lock taken on several rows. Outside a
+ * transaction the locks are released at once and this is a plain existence check.
  */
-export const LOCK_USABLE_TARGET = `
+export const LOCK_USABLE_TARGETS = `
   SELECT id
     FROM targets
-   WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL
+   WHERE tenant_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL
+   ORDER BY id
      FOR KEY SHARE`;
 
 /**
  * First statement of a delete: serialises it against schedule writes that hold
- * LOCK_USABLE_TARGET. No row: the target does not exist for this tenant (404).
+ * LOCK_USABLE_TARGETS. No row: the target does not exist for this tenant (404).
  */
 export const LOCK_TARGET_FOR_DELETE = `
   SELECT id

@@ -3,6 +3,7 @@ import { SqlRunner } from '../database';
 import { ApiKeyEntity } from './api-key.entity';
 import { TenantEntity } from './tenant.entity';
 import { Tenant, TenantQuotas } from './tenant';
+import { TENANT_BY_ACTIVE_KEY } from './tenants.sql';
 
 @Injectable()
 export class TenantsRepository {
@@ -43,13 +44,24 @@ export class TenantsRepository {
     return this.findById(id);
   }
 
-  async findActiveKey(keyId: string): Promise<ApiKeyEntity | null> {
-    return this.sql
-      .manager()
-      .getRepository(ApiKeyEntity)
-      .createQueryBuilder('k')
-      .where('k.key_id = :keyId AND k.revoked_at IS NULL', { keyId })
-      .getOne();
+  /** The tenant of an active key and the digest of the key's secret, in one statement. */
+  async findByActiveKey(keyId: string): Promise<{ tenant: Tenant; secretSha256: Buffer } | null> {
+    const [row] = await this.sql.rows(TENANT_BY_ACTIVE_KEY, [keyId]);
+    if (!row) return null;
+    return {
+      secretSha256: Buffer.from(row.secret_sha256 as Buffer),
+      tenant: {
+        id: row.id as string,
+        name: row.name as string,
+        quotas: {
+          maxActiveSchedules: row.max_active_schedules as number,
+          dispatchRatePerSecond: row.dispatch_rate_per_second as number,
+          maxConcurrentRuns: row.max_concurrent_runs as number,
+        },
+        createdAt: row.created_at as Date,
+        updatedAt: row.updated_at as Date,
+      },
+    };
   }
 }
 

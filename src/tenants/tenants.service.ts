@@ -36,10 +36,10 @@ export class TenantsService {
   /** Resolves a bearer API key to its tenant; every failure looks the same to the caller. */
   async authenticate(apiKey: string): Promise<Tenant> {
     const parsed = parseApiKey(apiKey);
-    const stored = parsed ? await this.tenants.findActiveKey(parsed.keyId) : null;
+    const stored = parsed ? await this.tenants.findByActiveKey(parsed.keyId) : null;
     if (!parsed || !stored || !secretMatches(parsed.secret, stored.secretSha256)) {
       throw new UnauthorizedError('missing or invalid API key');
     }
-    return this.get(stored.tenantId);
+    return stored.tenant;
   }
 }

@@ -1,4 +1,3 @@
-export { Batcher, type BatcherOptions } from './batcher';
 export { LeaseKeeper, type LeaseKeeperOptions } from './lease-keeper';
 export { WorkerModule } from './worker.module';
 export { WorkerService } from './worker.service';

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Job } from 'pg-boss';
 import { AdmissionService, type Claim } from '../admission';
-import { Clock, errorSummary } from '../common';
+import { Batcher, Clock, errorSummary } from '../common';
 import { APP_CONFIG, type AppConfig } from '../config';
 import { classifyOutcome, invokeTarget, TargetConnections } from '../delivery';
 import {
@@ -16,7 +16,6 @@ import {
 import { Lifecycle } from '../observability';
 import type { RunJob } from '../queue';
 import { TargetsService, type DispatchTarget } from '../targets';
-import { Batcher } from './batcher';
 import { LeaseKeeper } from './lease-keeper';
 
 interface HeldClaim {

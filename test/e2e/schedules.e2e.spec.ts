@@ -71,6 +71,31 @@ describe('schedules API', () => {
     expect(entries[0].shard).toBeLessThan(128);
   });
 
+  it('keeps a priority and a start deadline, and refuses bad ones writing nothing', async () => {
+    const res = await post({
+      name: 'urgent',
+      targetId,
+      runAt: future(3600_000),
+      priority: 'high',
+      startDeadlineSeconds: 30,
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ priority: 'high', startDeadlineSeconds: 30 });
+    const plain = await post({ name: 'plain', targetId, runAt: future(3600_000) });
+    expect(plain.body).toMatchObject({ priority: 'normal', startDeadlineSeconds: null });
+    const before = await rows('schedules');
+    for (const bad of [
+      { priority: 'urgent' },
+      { startDeadlineSeconds: 0 },
+      { startDeadlineSeconds: 86_401 },
+    ]) {
+      const refused = await post({ name: 'bad', targetId, runAt: future(3600_000), ...bad });
+      expect(refused.status).toBe(400);
+      expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
+    }
+    expect(await rows('schedules')).toBe(before);
+  });
+
   it('creates a one-time schedule due at runAt', async () => {
     const runAt = future(3600_000);
     const res = await post({ name: 'once', targetId, runAt, payload: { a: 1 } });

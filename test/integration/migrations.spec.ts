@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
-import { dataSourceOptions } from '../../src/database';
+import { MIGRATIONS } from '../../migrations';
+import { dataSourceOptions, runMigrations } from '../../src/database';
 import { RUN_REASON_CODES } from '../../src/run-vocabulary';
 import { migrateDatabase, SCHEMA } from '../../src/schema';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
@@ -84,6 +85,54 @@ describe('migrations', () => {
       }
     } finally {
       await dataSource.destroy();
+    }
+  });
+
+  it("backfill each tenant's count of live schedules (ScheduleQuota)", async () => {
+    const old = await createTestDatabase({ empty: true });
+    try {
+      const before = MIGRATIONS.filter((m) => m.name !== 'ScheduleQuota1796070000000');
+      expect(before).toHaveLength(MIGRATIONS.length - 1);
+      await runMigrations(old.url, { entities: SCHEMA.entities, migrations: before });
+      const dataSource = await new DataSource(dataSourceOptions(old.url, SCHEMA, 1)).initialize();
+      try {
+        const tenant = async (name: string): Promise<string> =>
+          (
+            await dataSource.query(
+              `INSERT INTO tenants (name, max_active_schedules, dispatch_rate_per_second,
+                                    max_concurrent_runs)
+               VALUES ($1, 100, 10, 10) RETURNING id`,
+              [name],
+            )
+          )[0].id;
+        const busy = await tenant('busy');
+        const idle = await tenant('idle');
+        const statuses = ['active', 'active', 'paused', 'cancelled', 'completed', 'active'];
+        for (const status of statuses) {
+          await dataSource.query(
+            `INSERT INTO schedules (tenant_id, name, target_id, status, kind, cron, timezone,
+                                    missed_run_policy, max_catch_up, overlap_policy,
+                                    retry_max_attempts, retry_initial_delay_ms,
+                                    retry_max_delay_ms, retry_deadline_seconds)
+             VALUES ($1, 's', gen_random_uuid(), $2, 'cron', '0 9 * * *', 'UTC', 'latest', 10,
+                     'skip', 3, 1000, 300000, 3600)`,
+            [busy, status],
+          );
+        }
+        const applied = await migrateDatabase(old.url);
+        expect(applied.applied).toEqual(['ScheduleQuota1796070000000']);
+        const rows = await dataSource.query(
+          'SELECT tenant_id, live FROM tenant_schedule_counts ORDER BY live DESC',
+        );
+        expect(rows).toEqual([
+          { tenant_id: busy, live: 4 },
+          { tenant_id: idle, live: 0 },
+        ]);
+      } finally {
+        await dataSource.destroy();
+      }
+    } finally {
+      await old.drop();
     }
   });
 });

@@ -1,6 +1,7 @@
 import { PreconditionRequiredError, ValidationError } from '../../common';
 
-const PRINTABLE = /^[\x21-\x7e]{1,255}$/;
+/** An Idempotency-Key: 1..255 printable ASCII characters. */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 /** Idempotency-Key: required, 1..255 printable ASCII characters. */
 export function requireIdempotencyKey(value: string | undefined): string {
@@ -12,7 +13,7 @@ export function requireIdempotencyKey(value: string | undefined): string {
       },
     ]);
   }
-  if (!PRINTABLE.test(value)) {
+  if (!IDEMPOTENCY_KEY_PATTERN.test(value)) {
     throw new ValidationError(
       'the Idempotency-Key header must be 1-255 printable ASCII characters',
     );

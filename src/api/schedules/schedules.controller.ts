@@ -21,12 +21,20 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { ApiProblems, decodeCursor, encodeCursor } from '../../common';
-import { SchedulesService } from '../../schedules';
+import {
+  ApiProblems,
+  BATCH_BODY_LIMIT,
+  decodeCursor,
+  DomainError,
+  encodeCursor,
+} from '../../common';
+import { type CreateRequest, SchedulesService } from '../../schedules';
 import type { Tenant } from '../../tenants';
 import { CurrentTenant } from '../auth/current-tenant.decorator';
 import { requireIdempotencyKey, requireIfMatch } from '../common/required-header';
 import { ResourceIdPipe } from '../common/resource-id.pipe';
+import { BatchCreateSchedulesDto, BatchResultDto } from './schedule-batch.dto';
+import { toBatchResult, toCreateRequests } from './schedule-batch.mapper';
 import {
   CreateScheduleDto,
   ListSchedulesQueryDto,
@@ -80,6 +88,28 @@ export class SchedulesController {
       .setHeader('ETag', etagOf(schedule.revision));
     if (!created) res.setHeader('Idempotent-Replayed', 'true');
     return ScheduleDto.from(schedule);
+  }
+
+  @Post('batch')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Create up to 1,000 schedules, each atomic on its own, with its own Idempotency-Key',
+    description:
+      'Each item answers as POST /schedules would (201 with the schedule, or a 4xx problem), in ' +
+      `request order. The body may be up to ${BATCH_BODY_LIMIT}.`,
+  })
+  @ApiOkResponse({ type: BatchResultDto })
+  @ApiProblems(413)
+  async createBatch(
+    @CurrentTenant() tenant: Tenant,
+    @Req() req: Request,
+    @Body() body: BatchCreateSchedulesDto,
+  ): Promise<BatchResultDto> {
+    const rawItems = (req.body as { items: Array<{ schedule: unknown }> }).items;
+    const requests = await toCreateRequests(body, rawItems);
+    const valid = requests.filter((r): r is CreateRequest => !(r instanceof DomainError));
+    const outcomes = await this.schedules.createBatch(tenant, valid);
+    return { items: toBatchResult(requests, outcomes) };
   }
 
   @Get()

@@ -51,6 +51,11 @@ export class ProblemFilter implements ExceptionFilter {
   }
 }
 
+/** The problem document of a domain error (a batch item's, or a whole answer's). */
+export function problemOf(error: DomainError): Problem {
+  return mapDomainError(error).problem;
+}
+
 function mapDomainError(error: DomainError): Mapped {
   const base = (status: number, slug: string, title: string): Problem => ({
     type: problemType(slug),

@@ -1,5 +1,5 @@
 import type { Completion, CompletionResult } from '../../../src/execution';
-import { Batcher } from '../../../src/worker/batcher';
+import { Batcher } from '../../../src/common';
 
 const completion = (runId: string): Completion => ({
   tenantId: 't',

@@ -1,0 +1,241 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import {
+  Batcher,
+  canonicalSha256,
+  Clock,
+  DomainError,
+  IdempotencyKeyReusedError,
+  QuotaExceededError,
+  ValidationError,
+} from '../common';
+import { Transactions, type Tx } from '../database';
+import { DueIndexRepository } from '../due-index';
+import { TargetsService } from '../targets';
+import type { Tenant } from '../tenants';
+import type { Schedule, ScheduleDefinition } from './schedule';
+import { buildDefinition, FiringChecks, nextDueAfter, ScheduleInput } from './schedule-definition';
+import { ScheduleQuotaRepository } from './schedule-quota.repository';
+import { SchedulesRepository } from './schedules.repository';
+
+/** One schedule to create: the client's key, the body as sent (for its hash) and the input. */
+export interface CreateRequest {
+  idempotencyKey: string;
+  requestBody: unknown;
+  input: ScheduleInput;
+}
+
+/** Each request's answer: the schedule (`created` false for a replay) or why it was refused. */
+export type CreateOutcome =
+  | { schedule: Schedule; created: boolean; error?: never }
+  | { error: DomainError; schedule?: never };
+
+interface Gathered {
+  tenant: Tenant;
+  request: CreateRequest;
+}
+
+interface Prepared {
+  index: number;
+  key: string;
+  requestSha256: Buffer;
+  id: string;
+  definition: ScheduleDefinition;
+  nextDueAt: Date | null;
+}
+
+/** Single creates of one tenant that arrive together share a transaction, up to this many. */
+const MAX_GATHERED = 100;
+
+/**
+ * Creates schedules, one or a batch, in one transaction and a fixed number of statements
+ * whatever their number, each request atomic on its own: a refused one writes nothing (its
+ * Idempotency-Key claim is given back), the others commit. The 201 is sent after the commit.
+ */
+@Injectable()
+export class ScheduleCreator {
+  /**
+   * Per tenant, the single creates that arrive while one of its transactions is in flight are
+   * gathered into the next (two with one Idempotency-Key never share one): a create costs a
+   * share of a transaction instead of one each, and one tenant's creates take its quota row one
+   * transaction at a time instead of queueing on it.
+   */
+  private readonly gatherers = new Map<string, Batcher<Gathered, CreateOutcome>>();
+
+  constructor(
+    private readonly schedules: SchedulesRepository,
+    private readonly quota: ScheduleQuotaRepository,
+    private readonly transactions: Transactions,
+    private readonly dueIndex: DueIndexRepository,
+    private readonly targets: TargetsService,
+    private readonly clock: Clock,
+  ) {}
+
+  /** One create, in a transaction with the other creates of its tenant arriving meanwhile. */
+  async createOne(tenant: Tenant, request: CreateRequest): Promise<CreateOutcome> {
+    let gatherer = this.gatherers.get(tenant.id);
+    if (!gatherer) {
+      gatherer = new Batcher(
+        (batch: Gathered[]) =>
+          this.create(
+            batch[0].tenant,
+            batch.map((g) => g.request),
+          ),
+        { maxBatch: MAX_GATHERED, idOf: (g) => g.request.idempotencyKey },
+      );
+      this.gatherers.set(tenant.id, gatherer);
+    }
+    try {
+      return await gatherer.submit({ tenant, request });
+    } finally {
+      if (gatherer.idle && this.gatherers.get(tenant.id) === gatherer) {
+        this.gatherers.delete(tenant.id);
+      }
+    }
+  }
+
+  async create(tenant: Tenant, requests: readonly CreateRequest[]): Promise<CreateOutcome[]> {
+    if (new Set(requests.map((r) => r.idempotencyKey)).size !== requests.length) {
+      throw new ValidationError('each item of a batch needs an Idempotency-Key of its own');
+    }
+    const outcomes = new Array<CreateOutcome>(requests.length);
+    const prepared = this.prepare(requests, outcomes);
+    if (prepared.length > 0) {
+      await this.transactions.run((tx) => this.write(tx, tenant, prepared, outcomes));
+    }
+    return outcomes;
+  }
+
+  /** Validates each definition (with one `now`); an invalid one is refused before any SQL. */
+  private prepare(requests: readonly CreateRequest[], outcomes: CreateOutcome[]): Prepared[] {
+    const now = this.clock.now();
+    const firingChecks = new FiringChecks(now);
+    const prepared: Prepared[] = [];
+    requests.forEach((request, index) => {
+      try {
+        const definition = buildDefinition(request.input, now, firingChecks);
+        prepared.push({
+          index,
+          key: request.idempotencyKey,
+          requestSha256: canonicalSha256(request.requestBody),
+          id: randomUUID(),
+          definition,
+          nextDueAt: nextDueAfter(definition, now, firingChecks),
+        });
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+        outcomes[index] = { error };
+      }
+    });
+    return prepared;
+  }
+
+  /**
+   * Keys first (a replay answers from its key, whatever became of the target since), then the
+   * targets, the rows, and the quota last: the tenant's counter row is locked from there to the
+   * commit only, so the creates of one tenant queue on it for about a commit each.
+   */
+  private async write(
+    tx: Tx,
+    tenant: Tenant,
+    prepared: readonly Prepared[],
+    outcomes: CreateOutcome[],
+  ): Promise<void> {
+    const claimed = await this.schedules.claimIdempotencyKeys(
+      tx,
+      tenant.id,
+      prepared.map((p) => ({ key: p.key, requestSha256: p.requestSha256, scheduleId: p.id })),
+    );
+    await this.replay(
+      tx,
+      tenant.id,
+      prepared.filter((p) => !claimed.has(p.key)),
+      outcomes,
+    );
+    const fresh = prepared.filter((p) => claimed.has(p.key));
+    const refusedTargets = await this.targets.refuseUnusable(
+      tenant.id,
+      fresh.map((p) => p.definition.targetId),
+      tx,
+    );
+    const pending: Prepared[] = [];
+    const forgotten: string[] = [];
+    for (const p of fresh) {
+      const error = refusedTargets.get(p.definition.targetId);
+      if (error) {
+        outcomes[p.index] = { error };
+        forgotten.push(p.key);
+      } else pending.push(p);
+    }
+    await this.schedules.forgetIdempotencyKeys(tx, tenant.id, forgotten);
+    if (pending.length === 0) return;
+    const inserted = await this.schedules.insertMany(tx, tenant.id, pending);
+    await this.dueIndex.add(
+      tx,
+      pending
+        .filter((p) => p.nextDueAt)
+        .map((p) => ({ scheduleId: p.id, tenantId: tenant.id, revision: 1, dueAt: p.nextDueAt! })),
+    );
+    const admitted = await this.admit(tx, tenant, pending);
+    const byId = new Map(inserted.map((s) => [s.id, s]));
+    const max = tenant.quotas.maxActiveSchedules;
+    pending.forEach((p, i) => {
+      outcomes[p.index] =
+        i < admitted
+          ? { schedule: byId.get(p.id)!, created: true }
+          : { error: new QuotaExceededError('maxActiveSchedules', max) };
+    });
+  }
+
+  /** A claimed key: the same body replays its schedule, another body is refused (422). */
+  private async replay(
+    tx: Tx,
+    tenantId: string,
+    taken: readonly Prepared[],
+    outcomes: CreateOutcome[],
+  ): Promise<void> {
+    if (taken.length === 0) return;
+    const keys = await this.schedules.readIdempotencyKeys(
+      tx,
+      tenantId,
+      taken.map((p) => p.key),
+    );
+    const scheduleOf = (p: Prepared) => {
+      const stored = keys.get(p.key);
+      return stored?.requestSha256.equals(p.requestSha256) ? stored.scheduleId : null;
+    };
+    const ids = taken.map(scheduleOf).filter((id): id is string => id !== null);
+    const schedules = await this.schedules.findByIds(tenantId, ids, tx);
+    for (const p of taken) {
+      const schedule = schedules.get(scheduleOf(p) ?? '');
+      outcomes[p.index] = schedule
+        ? { schedule, created: false }
+        : { error: new IdempotencyKeyReusedError() };
+    }
+  }
+
+  /**
+   * Takes the quota for the pending schedules, all at once when they fit (the usual case, one
+   * statement); else as many as fit, in request order, and takes back the rest (403 each).
+   * Returns how many of `pending`, from the first, were admitted.
+   */
+  private async admit(tx: Tx, tenant: Tenant, pending: readonly Prepared[]): Promise<number> {
+    const max = tenant.quotas.maxActiveSchedules;
+    if (await this.quota.admit(tx, tenant.id, pending.length, max)) return pending.length;
+    const room = Math.max(0, max - (await this.quota.lockCount(tx, tenant.id)));
+    const admitted = Math.min(room, pending.length);
+    const surplus = pending.slice(admitted);
+    if (admitted > 0 && !(await this.quota.admit(tx, tenant.id, admitted, max))) {
+      throw new Error('the schedule count changed under its lock');
+    }
+    const ids = surplus.map((p) => p.id);
+    await this.dueIndex.removeMany(tx, ids);
+    await this.schedules.deleteNew(tx, tenant.id, ids);
+    await this.schedules.forgetIdempotencyKeys(
+      tx,
+      tenant.id,
+      surplus.map((p) => p.key),
+    );
+    return admitted;
+  }
+}

@@ -1,0 +1,37 @@
+import { Injectable } from '@nestjs/common';
+import { SqlRunner, type Tx } from '../database';
+import {
+  ADMIT_SCHEDULES,
+  LOCK_SCHEDULE_COUNT,
+  LOCK_SCHEDULE_COUNTS,
+  RELEASE_SCHEDULES,
+} from './schedule-quota.sql';
+
+/** Slots to give back, per tenant id. */
+export type SlotRelease = ReadonlyMap<string, number>;
+
+/** The per-tenant count of live schedules behind maxActiveSchedules (see schedule-quota.sql.ts). */
+@Injectable()
+export class ScheduleQuotaRepository {
+  constructor(private readonly sql: SqlRunner) {}
+
+  /** Takes `count` slots if they all fit under `max`; false (nothing taken) when they do not. */
+  async admit(tx: Tx, tenantId: string, count: number, max: number): Promise<boolean> {
+    const rows = await this.sql.rows(ADMIT_SCHEDULES, [tenantId, count, max], tx);
+    return rows.length > 0;
+  }
+
+  /** The tenant's live count, locked until the transaction ends. */
+  async lockCount(tx: Tx, tenantId: string): Promise<number> {
+    const [row] = await this.sql.rows<{ live: number }>(LOCK_SCHEDULE_COUNT, [tenantId], tx);
+    return row.live;
+  }
+
+  async release(tx: Tx, released: SlotRelease): Promise<void> {
+    const entries = [...released].filter(([, n]) => n > 0);
+    if (entries.length === 0) return;
+    const tenants = entries.map(([tenantId]) => tenantId);
+    if (entries.length > 1) await this.sql.rows(LOCK_SCHEDULE_COUNTS, [tenants], tx);
+    await this.sql.affected(RELEASE_SCHEDULES, [tenants, entries.map(([, n]) => n)], tx);
+  }
+}
