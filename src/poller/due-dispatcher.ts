@@ -135,13 +135,15 @@ export class DueDispatcher {
       const jobs = inserted
         .filter((row) => toPublish.has(`${row.scheduleId}@${row.scheduledAt.getTime()}`))
         .map((row) => ({ runId: row.id, tenantId: row.tenantId }));
+      // Admission before the wait for the instant: its statements (and the jobs' insert) stay off
+      // the critical path. The tenants' permit locks it takes are then held through the wait;
+      // only admission itself queues on them (another batch's admission, the admitter, a claim
+      // of a run that was not admitted), never the claim of an admitted run.
+      const admitted = await this.admission.admit(tx, jobs);
       if (horizon && horizon.at > dbNow) {
         options.onWaiting?.({ instant: horizon.exact, full: entries.length >= batchSize });
         await this.dueIndex.waitUntil(tx, horizon.exact);
       }
-      // Admission last: it holds the tenants' permit locks until the commit, which must not
-      // include the wait for the instant (other batches of the same tenants would queue).
-      const admitted = await this.admission.admit(tx, jobs);
       // Completed schedules give their quota slots back last: the tenants' counters, which every
       // create of those tenants needs, are then locked only from here to the commit.
       await this.schedules.releaseSlots(tx, completed);
