@@ -3,6 +3,7 @@ import { SqlRunner, type Row, type Tx } from '../database';
 import { CONCURRENT_POLICIES, type OverlapPolicy } from '../overlap';
 import type { RunReason, RunState, WaitReason } from '../run-vocabulary';
 import type { Claim, ClaimRequest } from './claim';
+import type { TenantBudget } from './admission-plan';
 import type { ClaimDiagnosis } from './claim-refusal';
 import {
   ADMIT_NEW,
@@ -15,6 +16,8 @@ import {
   LOCK_TENANT_PERMITS,
   LOCK_TENANTS_PERMITS,
   PARK_RUN,
+  SPEND_TOKENS,
+  TENANT_BUDGETS,
   TENANTS_WAITING,
   WAITING_SUMMARY,
 } from './admission.sql';
@@ -95,6 +98,27 @@ export class AdmissionRepository {
       tx,
     );
     return rows.filter((r) => r.admitted).map((r) => ({ runId: r.id, tenantId: r.tenant_id }));
+  }
+
+  async budgets(tx: Tx, tenantIds: readonly string[]): Promise<Map<string, TenantBudget>> {
+    const rows = await this.sql.rows<{
+      tenant_id: string;
+      permits: number;
+      tokens: number;
+      waiting: boolean;
+    }>(TENANT_BUDGETS, [[...new Set(tenantIds)]], tx);
+    return new Map(
+      rows.map((r) => [
+        r.tenant_id,
+        { permits: Number(r.permits), tokens: Number(r.tokens), waiting: r.waiting },
+      ]),
+    );
+  }
+
+  /** One token per admitted run (see SPEND_TOKENS). */
+  async spendTokens(tx: Tx, tenantIds: readonly string[]): Promise<void> {
+    if (tenantIds.length === 0) return;
+    await this.sql.rows(SPEND_TOKENS, [tenantIds], tx);
   }
 
   async tenantsWaiting(limit: number): Promise<string[]> {

@@ -5,6 +5,7 @@ import { Lifecycle } from '../observability';
 import { claimBlockedByOverlap, OverlapService } from '../overlap';
 import { RunJobsRepository } from '../queue';
 import type { RunReason } from '../run-vocabulary';
+import { decideAdmission, type AdmissionCandidate, type AdmissionDecision } from './admission-plan';
 import { AdmissionRepository, type ClaimDiagnosisRecord } from './admission.repository';
 import type { Claim, ClaimOptions, ClaimRefusal, ClaimRequest, ClaimResult } from './claim';
 import { claimRefusal } from './claim-refusal';
@@ -109,6 +110,29 @@ export class AdmissionService {
     const admitted = await this.admission.admitNew(tx, runs);
     await this.jobs.publish(tx, admitted);
     return admitted.length;
+  }
+
+  /**
+   * Admission of runs about to be created in `tx` (the poller's batch), decided before their
+   * insert so each row is written once, admitted or waiting: under their tenants' permit locks
+   * (held to the commit), the decisions in the order of `runs`. The caller inserts the runs as
+   * decided, then calls `admitted()` with those it created admitted.
+   */
+  async decide(tx: Tx, runs: readonly AdmissionCandidate[]): Promise<AdmissionDecision[]> {
+    if (runs.length === 0) return [];
+    const tenantIds = runs.map((run) => run.tenantId);
+    await this.admission.lockTenantsPermits(tx, tenantIds);
+    return decideAdmission(runs, await this.admission.budgets(tx, tenantIds));
+  }
+
+  /** Runs created admitted in `tx`: their tokens are spent and their jobs published. */
+  async admitted(tx: Tx, runs: readonly ClaimRequest[]): Promise<void> {
+    if (runs.length === 0) return;
+    await this.admission.spendTokens(
+      tx,
+      runs.map((run) => run.tenantId),
+    );
+    await this.jobs.publish(tx, runs);
   }
 
   /**

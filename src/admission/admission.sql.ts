@@ -143,6 +143,27 @@ export const ADMIT_NEW = `
   SELECT id, tenant_id, admitted FROM written`;
 
 /**
+ * The budgets of tenants about to admit runs (after LOCK_TENANTS_PERMITS for them): free permits,
+ * whole tokens, and whether runs already wait (then new ones queue behind them). $1 tenant ids.
+ */
+export const TENANT_BUDGETS = `
+  SELECT t.id AS tenant_id,
+         t.max_concurrent_runs - ${heldPermits('t.id')} AS permits,
+         floor(${tokensNow('t.id')})::int AS tokens,
+         EXISTS (SELECT 1 FROM occurrences w
+                  WHERE w.tenant_id = t.id AND ${WAITING_FOR_BUDGET('w')}) AS waiting
+    FROM tenants t
+   WHERE t.id = ANY($1::uuid[])`;
+
+/**
+ * Spends the tokens of runs admitted as they were created (their rows written with admitted_at
+ * already): one per run. $1 tenant ids, one per admitted run.
+ */
+export const SPEND_TOKENS = `
+  WITH admitted_runs AS (SELECT tenant_id FROM unnest($1::uuid[]) AS a(tenant_id))
+  ${spendTokens('admitted_runs')}`;
+
+/**
  * The tenants with runs waiting for their budget, by a loose scan of the waiting list's index
  * (one probe per such tenant, however long each one's list is), at most $1.
  */

@@ -1,3 +1,9 @@
+export {
+  decideAdmission,
+  type AdmissionCandidate,
+  type AdmissionDecision,
+  type TenantBudget,
+} from './admission-plan';
 export { AdmissionModule } from './admission.module';
 export { AdmissionService } from './admission.service';
 export type { Claim, ClaimOptions, ClaimRefusal, ClaimRequest, ClaimResult } from './claim';

@@ -9,6 +9,8 @@ export interface NewOccurrence {
   scheduledLocal: string;
   state: 'QUEUED' | 'SKIPPED';
   reason: RunReason | null;
+  /** Created admitted (its permit and token taken in the same transaction): see admission. */
+  admitted?: boolean;
   trigger: RunTrigger;
   maxAttempts: number;
   retryDeadlineSeconds: number;

@@ -44,6 +44,7 @@ export class OccurrencesRepository {
       retry_deadline_seconds: o.retryDeadlineSeconds,
       priority: priorityRank(o.priority),
       start_deadline_seconds: o.startDeadlineSeconds,
+      admitted: o.admitted ?? false,
       coalesced_count: o.coalescedCount ?? 0,
       coalesced_first: o.coalescedFirst?.toISOString() ?? null,
       coalesced_last: o.coalescedLast?.toISOString() ?? null,

@@ -16,20 +16,21 @@
 export const INSERT_OCCURRENCES = `
   INSERT INTO occurrences (
     tenant_id, schedule_id, revision, scheduled_at, scheduled_local, state, reason, trigger,
-    max_attempts, retry_deadline, priority, start_deadline, coalesced_count, coalesced_first,
-    coalesced_last, created_at, finished_at)
+    max_attempts, retry_deadline, priority, start_deadline, admitted_at, coalesced_count,
+    coalesced_first, coalesced_last, created_at, finished_at)
   SELECT o.tenant_id, o.schedule_id, o.revision, o.scheduled_at, o.scheduled_local, o.state,
          o.reason, o.trigger, o.max_attempts,
          greatest(now(), o.scheduled_at) + make_interval(secs => o.retry_deadline_seconds),
          o.priority,
          o.scheduled_at + make_interval(secs => o.start_deadline_seconds),
+         CASE WHEN o.admitted THEN now() END,
          o.coalesced_count, o.coalesced_first, o.coalesced_last,
          greatest(now(), o.scheduled_at),
          CASE WHEN o.state = 'SKIPPED' THEN greatest(now(), o.scheduled_at) END
     FROM jsonb_to_recordset($1::jsonb) AS o(
       tenant_id uuid, schedule_id uuid, revision int, scheduled_at timestamptz,
       scheduled_local text, state text, reason text, trigger text, max_attempts int,
-      retry_deadline_seconds int, priority smallint, start_deadline_seconds int,
+      retry_deadline_seconds int, priority smallint, start_deadline_seconds int, admitted boolean,
       coalesced_count int, coalesced_first timestamptz, coalesced_last timestamptz)
   ON CONFLICT ON CONSTRAINT occurrences_identity_key DO NOTHING
   RETURNING id, tenant_id, schedule_id, state, scheduled_at`;

@@ -128,6 +128,21 @@ export class DueDispatcher {
       await this.dueIndex.drop(tx, taken);
       const completed = await this.schedules.advanceAfterDispatch(tx, advanced);
       await this.dueIndex.add(tx, nextEntries);
+      // Admission decided before the insert, so each run's row is written once, admitted or
+      // waiting for its tenant's budget. Before the wait for the instant: its statements (and
+      // the jobs' insert) stay off the critical path. The tenants' permit locks it takes are
+      // then held through the wait; only admission queues on them (another batch's, the
+      // admitter, a claim of a run that was not admitted), never the claim of an admitted run.
+      const ready = planned.filter((o) => o.publish);
+      const decisions = await this.admission.decide(tx, ready);
+      ready.forEach((run, i) => {
+        const decision = decisions[i];
+        if (decision.admitted) run.admitted = true;
+        else {
+          run.reason = decision.waitsFor;
+          run.publish = false;
+        }
+      });
       const inserted = await this.occurrences.insert(tx, planned);
       const toPublish = new Set(
         planned.filter((o) => o.publish).map((o) => `${o.scheduleId}@${o.scheduledAt.getTime()}`),
@@ -135,11 +150,8 @@ export class DueDispatcher {
       const jobs = inserted
         .filter((row) => toPublish.has(`${row.scheduleId}@${row.scheduledAt.getTime()}`))
         .map((row) => ({ runId: row.id, tenantId: row.tenantId }));
-      // Admission before the wait for the instant: its statements (and the jobs' insert) stay off
-      // the critical path. The tenants' permit locks it takes are then held through the wait;
-      // only admission itself queues on them (another batch's admission, the admitter, a claim
-      // of a run that was not admitted), never the claim of an admitted run.
-      const admitted = await this.admission.admit(tx, jobs);
+      await this.admission.admitted(tx, jobs);
+      const admitted = jobs.length;
       if (horizon && horizon.at > dbNow) {
         options.onWaiting?.({ instant: horizon.exact, full: entries.length >= batchSize });
         await this.dueIndex.waitUntil(tx, horizon.exact);
