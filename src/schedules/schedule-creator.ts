@@ -187,7 +187,10 @@ export class ScheduleCreator {
     });
   }
 
-  /** A claimed key: the same body replays its schedule, another body is refused (422). */
+  /**
+   * Keys an earlier request holds (committed, or waited for by the claim): the same body replays
+   * that request's schedule, another body is refused (422).
+   */
   private async replay(
     tx: Tx,
     tenantId: string,
