@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { SqlRunner, type Tx } from '../database';
 import {
   CLAIM_DUE_ENTRIES,
+  CLAIM_FRESHEST_DUE,
   DELETE_DUE_ENTRIES,
   INSERT_DUE_ENTRIES,
   NEXT_DUE_IN_SHARDS,
@@ -41,6 +42,9 @@ export interface DueEntry {
  * Writes to the due-time index always happen inside the transaction that changes the schedule
  * (the caller's), so a committed schedule always has its matching entry.
  */
+/** A full batch serves up to 1/FRESH_SHARE of its size again in the freshest due entries. */
+const FRESH_SHARE = 4;
+
 @Injectable()
 export class DueIndexRepository {
   constructor(private readonly sql: SqlRunner) {}
@@ -72,6 +76,18 @@ export class DueIndexRepository {
       horizon: Date;
       horizon_exact: string;
     }>(CLAIM_DUE_ENTRIES, [shards, limit, lookaheadMs, after], tx);
+    if (rows.length === limit) {
+      // A backlog: serve the freshest due entries beside it (see CLAIM_FRESHEST_DUE).
+      const last = rows[rows.length - 1];
+      const fresh = await this.sql.rows<(typeof rows)[number]>(
+        CLAIM_FRESHEST_DUE,
+        [shards, last.due_at_exact, Math.ceil(limit / FRESH_SHARE)],
+        tx,
+      );
+      for (const row of fresh) {
+        rows.push({ ...row, horizon: last.horizon, horizon_exact: last.horizon_exact });
+      }
+    }
     return {
       entries: rows.map((r) => ({
         shard: r.shard,

@@ -40,6 +40,22 @@ export const CLAIM_DUE_ENTRIES = `
    FOR UPDATE OF d SKIP LOCKED`;
 
 /**
+ * Beside a full batch (a backlog, oldest first), the freshest due entries: those due by now in
+ * the same shards, newest first, later than anything the batch took ($2, its last due_at). One
+ * tenant's flood of entries due at one instant then cannot hold back another tenant's entry that
+ * fell due after it: each batch also serves up to $3 of the newest, while the oldest-first part
+ * guarantees the backlog progresses. Both are bounded index range scans (the primary key read
+ * backwards here), never a scan of the backlog. $1 shards.
+ */
+export const CLAIM_FRESHEST_DUE = `
+  SELECT d.shard, d.due_at, d.due_at::text AS due_at_exact, d.schedule_id, d.revision
+    FROM due_index d
+   WHERE d.shard = ANY($1::smallint[]) AND d.due_at <= now() AND d.due_at > $2::timestamptz
+   ORDER BY d.due_at DESC
+   LIMIT $3
+   FOR UPDATE OF d SKIP LOCKED`;
+
+/**
  * Sleeps in the database until its clock reaches $1 and says whether it has: a dispatch
  * prepared ahead commits only after its instant, so no run or job exists before it is due.
  * The subquery (volatile, never flattened) sleeps before the outer clock is read.
