@@ -6,7 +6,6 @@ import type { Claim, ClaimRequest } from './claim';
 import type { TenantBudget } from './admission-plan';
 import type { ClaimDiagnosis } from './claim-refusal';
 import {
-  ADMIT_NEW,
   ADMIT_WAITING,
   CLAIM_RUNS,
   DIAGNOSE_CLAIM,
@@ -87,17 +86,6 @@ export class AdmissionRepository {
       tx,
     );
     return rows.map(toClaim);
-  }
-
-  /** Admission of new runs (see ADMIT_NEW); the admitted ones, to publish. */
-  async admitNew(tx: Tx, runs: readonly ClaimRequest[]): Promise<ClaimRequest[]> {
-    if (runs.length === 0) return [];
-    const rows = await this.sql.rows<{ id: string; tenant_id: string; admitted: boolean }>(
-      ADMIT_NEW,
-      [runs.map((r) => r.runId), runs.map((r) => r.tenantId)],
-      tx,
-    );
-    return rows.filter((r) => r.admitted).map((r) => ({ runId: r.id, tenantId: r.tenant_id }));
   }
 
   async budgets(tx: Tx, tenantIds: readonly string[]): Promise<Map<string, TenantBudget>> {

@@ -5,10 +5,16 @@ import { Lifecycle } from '../observability';
 import { claimBlockedByOverlap, OverlapService } from '../overlap';
 import { RunJobsRepository } from '../queue';
 import type { RunReason } from '../run-vocabulary';
-import { decideAdmission, type AdmissionCandidate, type AdmissionDecision } from './admission-plan';
+import { decideAdmission, type AdmissionCandidate } from './admission-plan';
 import { AdmissionRepository, type ClaimDiagnosisRecord } from './admission.repository';
 import type { Claim, ClaimOptions, ClaimRefusal, ClaimRequest, ClaimResult } from './claim';
 import { claimRefusal } from './claim-refusal';
+
+/** A run about to be created, as admission marks it. */
+export interface NewRunToAdmit extends AdmissionCandidate {
+  admitted?: boolean;
+  reason: RunReason | null;
+}
 
 /**
  * Admission: the claim. A run starts (RUNNING under a new fencing token, its attempt appended)
@@ -96,33 +102,22 @@ export class AdmissionService {
   }
 
   /**
-   * Admission of runs just created in `tx` (by the poller or a manual trigger): under their
-   * tenants' permit locks, those the tenant can afford now get their queue jobs in `tx`; the
-   * rest wait in the ledger with the reason, costing nothing until the admitter takes them.
-   * Returns how many were admitted.
+   * Admission of runs about to be created in `tx` (the poller's batch, a manual trigger), decided
+   * before their insert so each row is written once: under their tenants' permit locks (held to
+   * the commit), each run is marked `admitted`, or gets the reason it waits for its tenant's
+   * budget. The caller inserts them as marked, then calls `admitted()` with those it created
+   * admitted.
    */
-  async admit(tx: Tx, runs: readonly ClaimRequest[]): Promise<number> {
-    if (runs.length === 0) return 0;
-    await this.admission.lockTenantsPermits(
-      tx,
-      runs.map((run) => run.tenantId),
-    );
-    const admitted = await this.admission.admitNew(tx, runs);
-    await this.jobs.publish(tx, admitted);
-    return admitted.length;
-  }
-
-  /**
-   * Admission of runs about to be created in `tx` (the poller's batch), decided before their
-   * insert so each row is written once, admitted or waiting: under their tenants' permit locks
-   * (held to the commit), the decisions in the order of `runs`. The caller inserts the runs as
-   * decided, then calls `admitted()` with those it created admitted.
-   */
-  async decide(tx: Tx, runs: readonly AdmissionCandidate[]): Promise<AdmissionDecision[]> {
-    if (runs.length === 0) return [];
+  async decideNew(tx: Tx, runs: readonly NewRunToAdmit[]): Promise<void> {
+    if (runs.length === 0) return;
     const tenantIds = runs.map((run) => run.tenantId);
     await this.admission.lockTenantsPermits(tx, tenantIds);
-    return decideAdmission(runs, await this.admission.budgets(tx, tenantIds));
+    const decisions = decideAdmission(runs, await this.admission.budgets(tx, tenantIds));
+    runs.forEach((run, i) => {
+      const decision = decisions[i];
+      if (decision.admitted) run.admitted = true;
+      else run.reason = decision.waitsFor;
+    });
   }
 
   /** Runs created admitted in `tx`: their tokens are spent and their jobs published. */

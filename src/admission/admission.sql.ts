@@ -99,50 +99,6 @@ const tokensNow = (tenant: string) => `
      FROM tenants bt WHERE bt.id = ${tenant})`;
 
 /**
- * Admission of new runs (after LOCK_TENANTS_PERMITS for their tenants, in the transaction that
- * created them): of each tenant's runs, in admission order, as many as it has free permits and
- * tokens are admitted (their jobs may be published), the rest wait with the reason. A tenant
- * that already has runs waiting admits nothing new here: the new runs join the waiting list and
- * the admitter takes them in order, so a flood never jumps its own queue.
- * $1 run ids, $2 their tenant ids. Returns every run with `admitted`.
- */
-export const ADMIT_NEW = `
-  WITH batch AS (
-    SELECT b.run_id, b.tenant_id FROM unnest($1::uuid[], $2::uuid[]) AS b(run_id, tenant_id)
-  ), free AS (
-    SELECT t.id AS tenant_id,
-           t.max_concurrent_runs - ${heldPermits('t.id')} AS permits,
-           floor(${tokensNow('t.id')}) AS tokens,
-           EXISTS (SELECT 1 FROM occurrences w
-                    WHERE w.tenant_id = t.id AND ${WAITING_FOR_BUDGET('w')}) AS waiting
-      FROM tenants t
-     WHERE t.id IN (SELECT tenant_id FROM batch)
-  ), ranked AS (
-    SELECT o.id, o.tenant_id,
-           row_number() OVER (PARTITION BY o.tenant_id
-                              ORDER BY o.priority, o.scheduled_at, o.id) AS nth
-      FROM batch b
-      JOIN occurrences o ON o.id = b.run_id AND o.tenant_id = b.tenant_id
-     WHERE o.state = 'QUEUED' AND o.admitted_at IS NULL AND o.reason IS NULL
-  ), decided AS (
-    SELECT r.id,
-           NOT f.waiting AND r.nth <= least(f.permits, f.tokens) AS admitted,
-           CASE WHEN r.nth > f.permits THEN 'throttled_concurrency'
-                ELSE 'throttled_rate' END AS waits_for
-      FROM ranked r JOIN free f ON f.tenant_id = r.tenant_id
-  ), written AS (
-    UPDATE occurrences o
-       SET admitted_at = CASE WHEN d.admitted THEN now() END,
-           reason = CASE WHEN d.admitted THEN NULL ELSE d.waits_for END,
-           updated_at = now()
-      FROM decided d
-     WHERE o.id = d.id
-    RETURNING o.id, o.tenant_id, d.admitted
-  ), spent AS (${spendTokens('(SELECT tenant_id FROM written WHERE admitted) admitted_runs')}
-  )
-  SELECT id, tenant_id, admitted FROM written`;
-
-/**
  * The budgets of tenants about to admit runs (after LOCK_TENANTS_PERMITS for them): free permits,
  * whole tokens, and whether runs already wait (then new ones queue behind them). $1 tenant ids.
  */

@@ -5,7 +5,7 @@ export {
   type TenantBudget,
 } from './admission-plan';
 export { AdmissionModule } from './admission.module';
-export { AdmissionService } from './admission.service';
+export { AdmissionService, type NewRunToAdmit } from './admission.service';
 export type { Claim, ClaimOptions, ClaimRefusal, ClaimRequest, ClaimResult } from './claim';
 export { claimRefusal, type ClaimDiagnosis } from './claim-refusal';
 export { DispatchBudgetEntity } from './dispatch-budget.entity';

@@ -134,15 +134,8 @@ export class DueDispatcher {
       // then held through the wait; only admission queues on them (another batch's, the
       // admitter, a claim of a run that was not admitted), never the claim of an admitted run.
       const ready = planned.filter((o) => o.publish);
-      const decisions = await this.admission.decide(tx, ready);
-      ready.forEach((run, i) => {
-        const decision = decisions[i];
-        if (decision.admitted) run.admitted = true;
-        else {
-          run.reason = decision.waitsFor;
-          run.publish = false;
-        }
-      });
+      await this.admission.decideNew(tx, ready);
+      for (const run of ready) run.publish = run.admitted === true;
       const inserted = await this.occurrences.insert(tx, planned);
       const toPublish = new Set(
         planned.filter((o) => o.publish).map((o) => `${o.scheduleId}@${o.scheduledAt.getTime()}`),

@@ -10,7 +10,7 @@ import {
 } from '../common';
 import { Transactions, type Tx } from '../database';
 import { DueIndexRepository } from '../due-index';
-import { OccurrencesService, type Run } from '../occurrences';
+import { OccurrencesService, type NewOccurrence, type Run } from '../occurrences';
 import { DstPolicy, nextOccurrences, Occurrence, toLocalIso } from '../recurrence';
 import { TargetsService } from '../targets';
 import type { Tenant } from '../tenants';
@@ -247,25 +247,27 @@ export class SchedulesService {
   }
 
   private async recordManualRun(tx: Tx, schedule: TriggerSchedule): Promise<Run | null> {
-    const [inserted] = await this.occurrences.insert(tx, [
-      {
-        tenantId: schedule.tenantId,
-        scheduleId: schedule.id,
-        revision: schedule.revision,
-        scheduledAt: schedule.dbNow,
-        scheduledLocal: toLocalIso(schedule.dbNow, schedule.timezone ?? 'UTC'),
-        state: 'QUEUED',
-        reason: null,
-        trigger: 'manual',
-        maxAttempts: schedule.maxAttempts,
-        retryDeadlineSeconds: schedule.retryDeadlineSeconds,
-        priority: schedule.priority,
-        startDeadlineSeconds: schedule.startDeadlineSeconds,
-      },
-    ]);
-    if (!inserted) return null;
+    const run: NewOccurrence = {
+      tenantId: schedule.tenantId,
+      scheduleId: schedule.id,
+      revision: schedule.revision,
+      scheduledAt: schedule.dbNow,
+      scheduledLocal: toLocalIso(schedule.dbNow, schedule.timezone ?? 'UTC'),
+      state: 'QUEUED',
+      reason: null,
+      trigger: 'manual',
+      maxAttempts: schedule.maxAttempts,
+      retryDeadlineSeconds: schedule.retryDeadlineSeconds,
+      priority: schedule.priority,
+      startDeadlineSeconds: schedule.startDeadlineSeconds,
+    };
     // Through admission like any run: it waits if its tenant cannot afford it now.
-    await this.admission.admit(tx, [{ runId: inserted.id, tenantId: schedule.tenantId }]);
+    await this.admission.decideNew(tx, [run]);
+    const [inserted] = await this.occurrences.insert(tx, [run]);
+    if (!inserted) return null;
+    if (run.admitted) {
+      await this.admission.admitted(tx, [{ runId: inserted.id, tenantId: schedule.tenantId }]);
+    }
     return this.occurrences.find(schedule.tenantId, inserted.id, tx);
   }
 

@@ -5,7 +5,7 @@ import type { INestApplication } from '@nestjs/common';
 import { AdmissionService } from '../../src/admission';
 import { SqlRunner } from '../../src/database';
 import { ExecutionService } from '../../src/execution';
-import { OccurrencesService } from '../../src/occurrences';
+import { OccurrencesService, type NewOccurrence } from '../../src/occurrences';
 import { HttpSink } from '../support/http-sink';
 import { startTestApp, TestApp } from '../support/test-app';
 
@@ -151,26 +151,26 @@ export async function startExecutionWorld(
           [scheduleId],
           tx,
         );
-        const [inserted] = await t.app.get(OccurrencesService).insert(tx, [
-          {
-            tenantId: schedule.tenant_id,
-            scheduleId,
-            revision: schedule.revision,
-            scheduledAt,
-            scheduledLocal: scheduledAt.toISOString(),
-            state: 'QUEUED',
-            reason: null,
-            trigger: 'schedule',
-            maxAttempts: schedule.retry_max_attempts,
-            retryDeadlineSeconds: FAST_RETRIES.retryDeadlineSeconds,
-            priority: 'normal',
-            startDeadlineSeconds: null,
-          },
-        ]);
-        if (options.publish) {
-          await t.app
-            .get(AdmissionService)
-            .admit(tx, [{ runId: inserted.id, tenantId: schedule.tenant_id }]);
+        const run: NewOccurrence = {
+          tenantId: schedule.tenant_id,
+          scheduleId,
+          revision: schedule.revision,
+          scheduledAt,
+          scheduledLocal: scheduledAt.toISOString(),
+          state: 'QUEUED',
+          reason: null,
+          trigger: 'schedule',
+          maxAttempts: schedule.retry_max_attempts,
+          retryDeadlineSeconds: FAST_RETRIES.retryDeadlineSeconds,
+          priority: 'normal',
+          startDeadlineSeconds: null,
+        };
+        // With `publish`, through admission as the poller's runs go.
+        const admission = t.app.get(AdmissionService);
+        if (options.publish) await admission.decideNew(tx, [run]);
+        const [inserted] = await t.app.get(OccurrencesService).insert(tx, [run]);
+        if (run.admitted) {
+          await admission.admitted(tx, [{ runId: inserted.id, tenantId: schedule.tenant_id }]);
         }
         return inserted.id;
       });

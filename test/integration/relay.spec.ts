@@ -84,7 +84,17 @@ describe('relay: outbox repair and housekeeping', () => {
   });
 
   it("never republishes a run that waits for its tenant's budget or its turn: it has no job on purpose", async () => {
-    const scheduleId = await w.createSchedule(await w.createTarget(), { overlapPolicy: 'allow' });
+    // A tenant whose one permit is taken, so the admitter (also a relay duty) cannot take them.
+    const tenant = await w.t.createTenant(`full-${randomUUID().slice(0, 8)}`, {
+      maxConcurrentRuns: 1,
+      maxActiveSchedules: 100,
+    });
+    const scheduleId = await w.createSchedule(
+      await w.createTarget({ apiKey: tenant.apiKey }),
+      { overlapPolicy: 'allow' },
+      tenant.apiKey,
+    );
+    await w.insertRun(scheduleId, new Date(Date.now() - 200_000), { publish: true });
     const waiting = await Promise.all(
       ['throttled_rate', 'throttled_concurrency', 'waiting_for_previous'].map(async (reason) => {
         const runId = await w.insertRun(scheduleId, new Date(Date.now() - 120_000 - reason.length));
