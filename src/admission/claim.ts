@@ -56,9 +56,11 @@ export type ClaimResult =
 
 export interface ClaimOptions {
   /**
-   * The caller consumed a queue job for this run (the built-in worker): a run that must wait
-   * (not due, throttled) gets a new job, so acknowledging the consumed one loses nothing. An
-   * external worker's claim does not, so polling a run cannot multiply its jobs.
+   * The caller consumed a queue job for this run (the built-in worker): a run that must come back
+   * by itself (not due yet, a retry its tenant cannot afford yet) gets a new job, so
+   * acknowledging the consumed one loses nothing. A QUEUED run its tenant cannot afford gets no
+   * job either way: it waits for the admitter. An external worker's claim never requeues, so
+   * polling a run cannot multiply its jobs.
    */
   requeue?: boolean;
 }
