@@ -19,9 +19,8 @@ const HEADER =
 /** The TypeScript source of the contract, from an OpenAPI document. */
 export async function renderClientContract(document: object): Promise<string> {
   const ast = await openapiTS(document as Parameters<typeof openapiTS>[0], {
-    // Fields the server always sends are required in responses, optional ones stay optional.
-    exportType: false,
-    alphabetize: false,
+    // A default is the server's to apply: the field stays optional in what a client sends.
+    defaultNonNullable: false,
   });
   return HEADER + astToString(ast);
 }

@@ -386,22 +386,22 @@ export interface components {
              * @default skip
              * @enum {string}
              */
-            nonexistent: "skip" | "shift_forward";
+            nonexistent?: "skip" | "shift_forward";
             /**
              * @default first
              * @enum {string}
              */
-            repeated: "first" | "last" | "both";
+            repeated?: "first" | "last" | "both";
         };
         RetryPolicyDto: {
             /** @default 3 */
-            maxAttempts: number;
+            maxAttempts?: number;
             /** @default 1000 */
-            initialDelayMs: number;
+            initialDelayMs?: number;
             /** @default 300000 */
-            maxDelayMs: number;
+            maxDelayMs?: number;
             /** @default 3600 */
-            retryDeadlineSeconds: number;
+            retryDeadlineSeconds?: number;
         };
         CreateScheduleDto: {
             /**
@@ -410,49 +410,51 @@ export interface components {
              *       "report": "daily"
              *     }
              */
-            payload?: Record<string, never>;
+            payload?: {
+                [key: string]: unknown;
+            };
             /**
              * Format: date-time
              * @description One-time: xor cron
              * @example 2027-01-01T09:00:00Z
              */
-            runAt?: Record<string, never>;
+            runAt?: string | null;
             /**
              * @description 5 fields, or 6 with seconds first
              * @example 0 9 * * *
              */
-            cron?: Record<string, never>;
+            cron?: string | null;
             /**
              * @description IANA timezone, with cron
              * @example Europe/Berlin
              */
-            timezone?: Record<string, never>;
+            timezone?: string | null;
             dstPolicy?: components["schemas"]["DstPolicyDto"];
             /** Format: date-time */
-            startAt?: Record<string, never>;
+            startAt?: string | null;
             /** Format: date-time */
-            endAt?: Record<string, never>;
+            endAt?: string | null;
             /**
              * @default latest
              * @enum {string}
              */
-            missedRunPolicy: "latest" | "skip" | "all";
+            missedRunPolicy?: "latest" | "skip" | "all";
             /** @default 10 */
-            maxCatchUp: number;
+            maxCatchUp?: number;
             /**
              * @default skip
              * @enum {string}
              */
-            overlapPolicy: "skip" | "buffer_one" | "allow";
+            overlapPolicy?: "skip" | "buffer_one" | "allow";
             retryPolicy?: components["schemas"]["RetryPolicyDto"];
             /**
              * @description Within the tenant, waiting high runs are admitted before normal and low ones, and a share of the fleet's slots is kept for high runs.
              * @default normal
              * @enum {string}
              */
-            priority: "high" | "normal" | "low";
+            priority?: "high" | "normal" | "low";
             /** @description A run that cannot start within this many seconds of its instant is recorded SKIPPED (deadline_exceeded) and never called. Unset or null: no deadline. */
-            startDeadlineSeconds?: Record<string, never> | null;
+            startDeadlineSeconds?: number | null;
             /** @example nightly-report */
             name: string;
             /** Format: uuid */
@@ -476,18 +478,20 @@ export interface components {
              *       "report": "daily"
              *     }
              */
-            payload: Record<string, never>;
+            payload: {
+                [key: string]: unknown;
+            };
             /** Format: date-time */
-            runAt: Record<string, never> | null;
+            runAt: string | null;
             /** @example 0 9 * * * */
-            cron: Record<string, never> | null;
+            cron: string | null;
             /** @example Europe/Berlin */
-            timezone: Record<string, never> | null;
+            timezone: string | null;
             dstPolicy?: components["schemas"]["DstPolicyDto"] | null;
             /** Format: date-time */
-            startAt: Record<string, never> | null;
+            startAt: string | null;
             /** Format: date-time */
-            endAt: Record<string, never> | null;
+            endAt: string | null;
             /** @enum {string} */
             missedRunPolicy: "latest" | "skip" | "all";
             maxCatchUp: number;
@@ -496,7 +500,7 @@ export interface components {
             retryPolicy: components["schemas"]["RetryPolicyDto"];
             /** @enum {string} */
             priority: "high" | "normal" | "low";
-            startDeadlineSeconds: Record<string, never> | null;
+            startDeadlineSeconds: number | null;
             /**
              * @description bumped by every edit; send it back as If-Match
              * @example 1
@@ -505,7 +509,7 @@ export interface components {
             /** @enum {string} */
             status: "active" | "paused" | "cancelled" | "completed";
             /** Format: date-time */
-            nextDueAt: Record<string, never> | null;
+            nextDueAt: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -556,7 +560,7 @@ export interface components {
         SchedulePageDto: {
             items: components["schemas"]["ScheduleDto"][];
             /** @description pass as ?cursor= for the next page */
-            nextCursor: Record<string, never> | null;
+            nextCursor: string | null;
         };
         PreviewRequestDto: {
             /** @example 30 1 * * * */
@@ -570,7 +574,7 @@ export interface components {
              */
             from?: string;
             /** @default 10 */
-            count: number;
+            count?: number;
             /** Format: date-time */
             startAt?: string;
             /** Format: date-time */
@@ -598,49 +602,51 @@ export interface components {
              *       "report": "daily"
              *     }
              */
-            payload?: Record<string, never>;
+            payload?: {
+                [key: string]: unknown;
+            };
             /**
              * Format: date-time
              * @description One-time: xor cron
              * @example 2027-01-01T09:00:00Z
              */
-            runAt?: Record<string, never>;
+            runAt?: string | null;
             /**
              * @description 5 fields, or 6 with seconds first
              * @example 0 9 * * *
              */
-            cron?: Record<string, never>;
+            cron?: string | null;
             /**
              * @description IANA timezone, with cron
              * @example Europe/Berlin
              */
-            timezone?: Record<string, never>;
+            timezone?: string | null;
             dstPolicy?: components["schemas"]["DstPolicyDto"];
             /** Format: date-time */
-            startAt?: Record<string, never>;
+            startAt?: string | null;
             /** Format: date-time */
-            endAt?: Record<string, never>;
+            endAt?: string | null;
             /**
              * @default latest
              * @enum {string}
              */
-            missedRunPolicy: "latest" | "skip" | "all";
+            missedRunPolicy?: "latest" | "skip" | "all";
             /** @default 10 */
-            maxCatchUp: number;
+            maxCatchUp?: number;
             /**
              * @default skip
              * @enum {string}
              */
-            overlapPolicy: "skip" | "buffer_one" | "allow";
+            overlapPolicy?: "skip" | "buffer_one" | "allow";
             retryPolicy?: components["schemas"]["RetryPolicyDto"];
             /**
              * @description Within the tenant, waiting high runs are admitted before normal and low ones, and a share of the fleet's slots is kept for high runs.
              * @default normal
              * @enum {string}
              */
-            priority: "high" | "normal" | "low";
+            priority?: "high" | "normal" | "low";
             /** @description A run that cannot start within this many seconds of its instant is recorded SKIPPED (deadline_exceeded) and never called. Unset or null: no deadline. */
-            startDeadlineSeconds?: Record<string, never> | null;
+            startDeadlineSeconds?: number | null;
             /** @example nightly-report */
             name?: string;
             /** Format: uuid */
@@ -658,7 +664,7 @@ export interface components {
              * @default http
              * @enum {string}
              */
-            kind: "http";
+            kind?: "http";
             /**
              * @description http or https, no credentials. Loopback, private, link-local and cloud metadata addresses (and internal names such as localhost or *.internal) are refused unless the operator lists them in TARGET_ALLOWED_HOSTS. Stored and returned in normalised form.
              * @example https://billing.example.com/hooks/nightly
@@ -668,7 +674,7 @@ export interface components {
              * @default POST
              * @enum {string}
              */
-            method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+            method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
             /**
              * @description Static headers sent on every call: at most 20, names are HTTP tokens, values printable ASCII of at most 1024 characters. They are shown on every read, so they must not be credentials: Authorization, Cookie and Proxy-Authorization are refused (use signingSecret), as are Host, Content-Length, Content-Type, Connection, Transfer-Encoding and other framing headers, Idempotency-Key and X-Dueline-*.
              * @example {
@@ -682,17 +688,17 @@ export interface components {
              * @default 10000
              * @example 10000
              */
-            timeoutMs: number;
+            timeoutMs?: number;
             /**
              * @description The target deduplicates on Idempotency-Key (the run id), so an attempt whose outcome is unknown may be retried; otherwise such a run ends UNKNOWN.
              * @default false
              */
-            deduplicates: boolean;
+            deduplicates?: boolean;
             /**
              * @description Write-only HMAC-SHA256 key: requests then carry X-Dueline-Timestamp and X-Dueline-Signature (over `timestamp.body`). Never returned; reads show hasSigningSecret.
              * @example whsec_3b1f0c9e2d7a4f58
              */
-            signingSecret?: Record<string, never> | null;
+            signingSecret?: string | null;
         };
         TargetDto: {
             /** Format: uuid */
@@ -769,15 +775,15 @@ export interface components {
              * @description Write-only HMAC-SHA256 key: requests then carry X-Dueline-Timestamp and X-Dueline-Signature (over `timestamp.body`). Never returned; reads show hasSigningSecret. null removes the secret.
              * @example whsec_3b1f0c9e2d7a4f58
              */
-            signingSecret?: Record<string, never> | null;
+            signingSecret?: string | null;
         };
         CoalescedDto: {
             /** @description missed instants folded into this run */
             count: number;
             /** Format: date-time */
-            first: Record<string, never> | null;
+            first: string | null;
             /** Format: date-time */
-            last: Record<string, never> | null;
+            last: string | null;
         };
         RunLinksDto: {
             /** @example /runs/6f1c… */
@@ -835,7 +841,7 @@ export interface components {
              */
             reason: "overlap" | "missed" | "coalesced" | "deadline_exceeded" | "waiting_for_previous" | "throttled_concurrency" | "throttled_rate" | "retryable_failure" | "lease_expired" | "target_rejected" | "target_missing" | "attempts_exhausted" | "retry_deadline_exceeded" | "outcome_unknown" | "cancelled_by_request" | "schedule_cancelled" | "not_found" | "finished" | "already_claimed" | "not_due" | "contended" | "stale_fencing_token" | null;
             /** @description free text beside the reason (an error message) */
-            reasonDetail: Record<string, never> | null;
+            reasonDetail: string | null;
             /** @enum {string} */
             trigger: "schedule" | "manual";
             attemptCount: number;
@@ -843,27 +849,27 @@ export interface components {
             /** @description raised by every claim */
             fencingToken: number;
             /** Format: date-time */
-            leaseUntil: Record<string, never> | null;
+            leaseUntil: string | null;
             /** Format: date-time */
-            nextAttemptAt: Record<string, never> | null;
+            nextAttemptAt: string | null;
             /** Format: date-time */
-            cancelRequestedAt: Record<string, never> | null;
+            cancelRequestedAt: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
-            finishedAt: Record<string, never> | null;
+            finishedAt: string | null;
             /** @enum {string} */
             priority: "high" | "normal" | "low";
             /**
              * Format: date-time
              * @description past this instant the run is SKIPPED (deadline_exceeded) instead of started
              */
-            startDeadline: Record<string, never> | null;
+            startDeadline: string | null;
             /**
              * Format: date-time
              * @description for a run waiting for its tenant's budget (throttled_*): when it should start, from its place in the tenant's waiting list and the tenant's rate (on GET /runs/{id})
              */
-            estimatedStartAt: Record<string, never> | null;
+            estimatedStartAt: string | null;
             /** @description present when instants were coalesced */
             coalesced?: components["schemas"]["CoalescedDto"];
             links: components["schemas"]["RunLinksDto"];
@@ -871,23 +877,23 @@ export interface components {
         RunPageDto: {
             items: components["schemas"]["RunDto"][];
             /** @description pass as ?cursor= for the next page */
-            nextCursor: Record<string, never> | null;
+            nextCursor: string | null;
         };
         AttemptDto: {
             attemptNo: number;
             /** Format: date-time */
             startedAt: string;
             /** Format: date-time */
-            endedAt: Record<string, never> | null;
+            endedAt: string | null;
             fencingToken: number;
             /**
              * @description null while in flight
              * @enum {string|null}
              */
             outcome: "succeeded" | "retryable" | "failed" | "unknown" | "cancelled" | "lease_lost" | "stale" | null;
-            httpStatus: Record<string, never> | null;
-            error: Record<string, never> | null;
-            durationMs: Record<string, never> | null;
+            httpStatus: number | null;
+            error: string | null;
+            durationMs: number | null;
         };
         RunDetailDto: {
             /**
@@ -939,7 +945,7 @@ export interface components {
              */
             reason: "overlap" | "missed" | "coalesced" | "deadline_exceeded" | "waiting_for_previous" | "throttled_concurrency" | "throttled_rate" | "retryable_failure" | "lease_expired" | "target_rejected" | "target_missing" | "attempts_exhausted" | "retry_deadline_exceeded" | "outcome_unknown" | "cancelled_by_request" | "schedule_cancelled" | "not_found" | "finished" | "already_claimed" | "not_due" | "contended" | "stale_fencing_token" | null;
             /** @description free text beside the reason (an error message) */
-            reasonDetail: Record<string, never> | null;
+            reasonDetail: string | null;
             /** @enum {string} */
             trigger: "schedule" | "manual";
             attemptCount: number;
@@ -947,27 +953,27 @@ export interface components {
             /** @description raised by every claim */
             fencingToken: number;
             /** Format: date-time */
-            leaseUntil: Record<string, never> | null;
+            leaseUntil: string | null;
             /** Format: date-time */
-            nextAttemptAt: Record<string, never> | null;
+            nextAttemptAt: string | null;
             /** Format: date-time */
-            cancelRequestedAt: Record<string, never> | null;
+            cancelRequestedAt: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
-            finishedAt: Record<string, never> | null;
+            finishedAt: string | null;
             /** @enum {string} */
             priority: "high" | "normal" | "low";
             /**
              * Format: date-time
              * @description past this instant the run is SKIPPED (deadline_exceeded) instead of started
              */
-            startDeadline: Record<string, never> | null;
+            startDeadline: string | null;
             /**
              * Format: date-time
              * @description for a run waiting for its tenant's budget (throttled_*): when it should start, from its place in the tenant's waiting list and the tenant's rate (on GET /runs/{id})
              */
-            estimatedStartAt: Record<string, never> | null;
+            estimatedStartAt: string | null;
             /** @description present when instants were coalesced */
             coalesced?: components["schemas"]["CoalescedDto"];
             links: components["schemas"]["RunLinksDto"];
@@ -1023,7 +1029,7 @@ export interface components {
              */
             reason: "overlap" | "missed" | "coalesced" | "deadline_exceeded" | "waiting_for_previous" | "throttled_concurrency" | "throttled_rate" | "retryable_failure" | "lease_expired" | "target_rejected" | "target_missing" | "attempts_exhausted" | "retry_deadline_exceeded" | "outcome_unknown" | "cancelled_by_request" | "schedule_cancelled" | "not_found" | "finished" | "already_claimed" | "not_due" | "contended" | "stale_fencing_token" | null;
             /** @description free text beside the reason (an error message) */
-            reasonDetail: Record<string, never> | null;
+            reasonDetail: string | null;
             /** @enum {string} */
             trigger: "schedule" | "manual";
             attemptCount: number;
@@ -1031,27 +1037,27 @@ export interface components {
             /** @description raised by every claim */
             fencingToken: number;
             /** Format: date-time */
-            leaseUntil: Record<string, never> | null;
+            leaseUntil: string | null;
             /** Format: date-time */
-            nextAttemptAt: Record<string, never> | null;
+            nextAttemptAt: string | null;
             /** Format: date-time */
-            cancelRequestedAt: Record<string, never> | null;
+            cancelRequestedAt: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
-            finishedAt: Record<string, never> | null;
+            finishedAt: string | null;
             /** @enum {string} */
             priority: "high" | "normal" | "low";
             /**
              * Format: date-time
              * @description past this instant the run is SKIPPED (deadline_exceeded) instead of started
              */
-            startDeadline: Record<string, never> | null;
+            startDeadline: string | null;
             /**
              * Format: date-time
              * @description for a run waiting for its tenant's budget (throttled_*): when it should start, from its place in the tenant's waiting list and the tenant's rate (on GET /runs/{id})
              */
-            estimatedStartAt: Record<string, never> | null;
+            estimatedStartAt: string | null;
             /** @description present when instants were coalesced */
             coalesced?: components["schemas"]["CoalescedDto"];
             links: components["schemas"]["RunLinksDto"];
@@ -1075,7 +1081,9 @@ export interface components {
              *       "report": "daily"
              *     }
              */
-            payload: Record<string, never>;
+            payload: {
+                [key: string]: unknown;
+            };
             /** Format: uuid */
             scheduleId: string;
             /** Format: date-time */
@@ -1112,8 +1120,8 @@ export interface components {
              * @description failed: a transient failure worth retrying. unknown: the target deduplicates by the run id, so repeating is safe.
              * @default false
              */
-            retryable: boolean;
-            error?: Record<string, never> | null;
+            retryable?: boolean;
+            error?: string | null;
             /** @description the target's HTTP status */
             httpStatus?: number;
             /** @description how long the target call took */
@@ -1126,9 +1134,9 @@ export interface components {
             state: "QUEUED" | "RUNNING" | "RETRY_WAIT" | "SUCCEEDED" | "FAILED" | "SKIPPED" | "CANCELLED" | "UNKNOWN";
             /** @enum {string|null} */
             reason: "overlap" | "missed" | "coalesced" | "deadline_exceeded" | "waiting_for_previous" | "throttled_concurrency" | "throttled_rate" | "retryable_failure" | "lease_expired" | "target_rejected" | "target_missing" | "attempts_exhausted" | "retry_deadline_exceeded" | "outcome_unknown" | "cancelled_by_request" | "schedule_cancelled" | "not_found" | "finished" | "already_claimed" | "not_due" | "contended" | "stale_fencing_token" | null;
-            reasonDetail: Record<string, never> | null;
+            reasonDetail: string | null;
             /** Format: date-time */
-            nextAttemptAt: Record<string, never> | null;
+            nextAttemptAt: string | null;
         };
     };
     responses: never;

@@ -66,6 +66,8 @@ export class RetryPolicyDto {
 /** Fields shared by create and edit; on edit every field is optional. */
 export class ScheduleFieldsDto {
   @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
     description: 'JSON object sent to the target (at most 64 KiB)',
     example: { report: 'daily' },
   })
@@ -74,6 +76,8 @@ export class ScheduleFieldsDto {
   payload?: Record<string, unknown>;
 
   @ApiPropertyOptional({
+    type: String,
+    nullable: true,
     format: 'date-time',
     example: '2027-01-01T09:00:00Z',
     description: 'One-time: xor cron',
@@ -83,7 +87,12 @@ export class ScheduleFieldsDto {
   @IsISO8601({ strict: true })
   runAt?: string | null;
 
-  @ApiPropertyOptional({ example: '0 9 * * *', description: '5 fields, or 6 with seconds first' })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: '0 9 * * *',
+    description: '5 fields, or 6 with seconds first',
+  })
   @IsOptional()
   @ValidateIf((_, v) => v !== null)
   @IsString()
@@ -91,7 +100,12 @@ export class ScheduleFieldsDto {
   @NoControlCharacters()
   cron?: string | null;
 
-  @ApiPropertyOptional({ example: 'Europe/Berlin', description: 'IANA timezone, with cron' })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: 'Europe/Berlin',
+    description: 'IANA timezone, with cron',
+  })
   @IsOptional()
   @ValidateIf((_, v) => v !== null)
   @IsString()
@@ -105,13 +119,13 @@ export class ScheduleFieldsDto {
   @Type(() => DstPolicyDto)
   dstPolicy?: DstPolicyDto;
 
-  @ApiPropertyOptional({ format: 'date-time' })
+  @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true })
   @IsOptional()
   @ValidateIf((_, v) => v !== null)
   @IsISO8601({ strict: true })
   startAt?: string | null;
 
-  @ApiPropertyOptional({ format: 'date-time' })
+  @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true })
   @IsOptional()
   @ValidateIf((_, v) => v !== null)
   @IsISO8601({ strict: true })
@@ -153,6 +167,7 @@ export class ScheduleFieldsDto {
   priority?: RunPriority;
 
   @ApiPropertyOptional({
+    type: Number,
     nullable: true,
     minimum: 1,
     maximum: SCHEDULE_LIMITS.maxStartDeadlineSeconds,

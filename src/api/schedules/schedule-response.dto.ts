@@ -16,23 +16,24 @@ export class ScheduleDto {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ example: 'nightly-report' }) name: string;
   @ApiProperty({ format: 'uuid' }) targetId: string;
-  @ApiProperty({ example: { report: 'daily' } }) payload: Record<string, unknown>;
-  @ApiProperty({ format: 'date-time', nullable: true }) runAt: string | null;
-  @ApiProperty({ nullable: true, example: '0 9 * * *' }) cron: string | null;
-  @ApiProperty({ nullable: true, example: 'Europe/Berlin' }) timezone: string | null;
+  @ApiProperty({ type: 'object', additionalProperties: true, example: { report: 'daily' } })
+  payload: Record<string, unknown>;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) runAt: string | null;
+  @ApiProperty({ type: String, nullable: true, example: '0 9 * * *' }) cron: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'Europe/Berlin' }) timezone: string | null;
   @ApiPropertyOptional({ type: DstPolicyDto, nullable: true }) dstPolicy: DstPolicyDto | null;
-  @ApiProperty({ format: 'date-time', nullable: true }) startAt: string | null;
-  @ApiProperty({ format: 'date-time', nullable: true }) endAt: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) startAt: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) endAt: string | null;
   @ApiProperty({ enum: ['latest', 'skip', 'all'] }) missedRunPolicy: string;
   @ApiProperty() maxCatchUp: number;
   @ApiProperty({ enum: ['skip', 'buffer_one', 'allow'] }) overlapPolicy: string;
   @ApiProperty({ type: RetryPolicyDto }) retryPolicy: RetryPolicyDto;
   @ApiProperty({ enum: RUN_PRIORITIES }) priority: string;
-  @ApiProperty({ nullable: true }) startDeadlineSeconds: number | null;
+  @ApiProperty({ type: Number, nullable: true }) startDeadlineSeconds: number | null;
   @ApiProperty({ example: 1, description: 'bumped by every edit; send it back as If-Match' })
   revision: number;
   @ApiProperty({ enum: ['active', 'paused', 'cancelled', 'completed'] }) status: string;
-  @ApiProperty({ format: 'date-time', nullable: true }) nextDueAt: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) nextDueAt: string | null;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time' }) updatedAt: string;
   @ApiProperty({ type: ScheduleLinksDto }) links: ScheduleLinksDto;
@@ -68,8 +69,8 @@ export class ScheduleDto {
 
 export class SchedulePageDto {
   @ApiProperty({ type: [ScheduleDto] }) items: ScheduleDto[];
-  @ApiProperty({ nullable: true, description: 'pass as ?cursor= for the next page' }) nextCursor:
-    string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'pass as ?cursor= for the next page' })
+  nextCursor: string | null;
 }
 
 export class PreviewInstantDto {
