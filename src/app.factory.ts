@@ -6,6 +6,7 @@ import { json } from 'express';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import type { AppConfig } from './config';
+import { CONSOLE_PATH, consoleAssets } from './web-console';
 import {
   BATCH_BODY_LIMIT,
   BATCH_PATH,
@@ -36,7 +37,11 @@ export async function createApp(config: AppConfig, clock?: Clock): Promise<INest
   app.set('etag', false);
   app.useGlobalPipes(new StrictValidationPipe());
   app.useGlobalFilters(new ProblemFilter());
-  if (config.roles.has('api')) setUpOpenApi(app);
+  if (config.roles.has('api')) {
+    setUpOpenApi(app);
+    // The web console: static files on the api role's origin, calling only its public API.
+    app.use(CONSOLE_PATH, consoleAssets());
+  }
   return app;
 }
 
