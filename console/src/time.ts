@@ -97,12 +97,18 @@ function bisect(
   return { at: new Date(hi), from: before, to: after, kind: after > before ? 'gap' : 'fold' };
 }
 
-export function describeDstChange(timezone: string, change: DstChange): string {
+/** "DST gap on 2027-03-28: clocks go forward 60 min, 02:00 → 03:00 (+01:00 → +02:00); …" */
+export function describeDstChange(change: DstChange): string {
   const shift = Math.abs(change.to - change.from);
-  const local = formatLocal(timezone, change.at).slice(0, 16);
+  // The wall clock just before and just after the change: the instant read in each offset.
+  const wall = (offset: number) =>
+    new Date(change.at.getTime() + offset * 60_000).toISOString().slice(0, 16).split('T');
+  const [day, before] = wall(change.from);
+  const [, after] = wall(change.to);
+  const offsets = `(${formatOffset(change.from)} → ${formatOffset(change.to)})`;
   return change.kind === 'gap'
-    ? `DST gap: clocks go forward ${shift} min at ${local} (${formatOffset(change.from)} → ${formatOffset(change.to)}); local times in the gap do not exist`
-    : `DST fold: clocks go back ${shift} min at ${local} (${formatOffset(change.from)} → ${formatOffset(change.to)}); local times in the fold happen twice`;
+    ? `DST gap on ${day}: clocks go forward ${shift} min, ${before} → ${after} ${offsets}; local times in between do not exist`
+    : `DST fold on ${day}: clocks go back ${shift} min, ${before} → ${after} ${offsets}; local times in between happen twice`;
 }
 
 export function timezones(): string[] {

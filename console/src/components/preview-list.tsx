@@ -32,7 +32,7 @@ export function PreviewList({
           <Fragment key={item.at}>
             {changes.map((change) => (
               <li key={change.at.getTime()} class={`dst dst-${change.kind}`} data-dst={change.kind}>
-                {describeDstChange(timezone!, change)}
+                {describeDstChange(change)}
                 {change.kind === 'gap' && policy && ` · policy: ${policy.nonexistent ?? 'skip'}`}
                 {change.kind === 'fold' && policy && ` · policy: ${policy.repeated ?? 'first'}`}
               </li>
