@@ -88,6 +88,7 @@ describe('web console in Chromium', () => {
     await page.click('button:text-is("Create schedule")');
     await visible('h2:text-is("berlin-sundays")');
     await visible('[data-testid=preview] [data-dst=gap]');
+    await visible('[data-testid=upcoming-timeline] .dst-line-gap');
     await shot('03-schedule');
   });
 

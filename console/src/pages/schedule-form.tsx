@@ -36,7 +36,7 @@ function initial(schedule?: Schedule): Form {
     kind: schedule && !schedule.cron ? 'once' : 'cron',
     cron: schedule?.cron ?? '0 9 * * *',
     timezone: schedule?.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone ?? 'UTC',
-    runAt: schedule?.runAt ?? '',
+    runAt: schedule?.runAt ? toLocalInput(schedule.runAt) : '',
     nonexistent: schedule?.dstPolicy?.nonexistent ?? 'skip',
     repeated: schedule?.dstPolicy?.repeated ?? 'first',
     overlapPolicy: (schedule?.overlapPolicy as Form['overlapPolicy']) ?? 'skip',
@@ -44,6 +44,12 @@ function initial(schedule?: Schedule): Form {
     priority: (schedule?.priority as Form['priority']) ?? 'normal',
     payload: JSON.stringify(schedule?.payload ?? {}, null, 2),
   };
+}
+
+/** An instant as a `datetime-local` value: the wall time in the browser's own zone. */
+function toLocalInput(iso: string): string {
+  const at = new Date(iso);
+  return new Date(at.getTime() - at.getTimezoneOffset() * 60_000).toISOString().slice(0, 19);
 }
 
 /** Create or edit: the cron preview is asked of the server as you type (its rules, its DST). */
@@ -260,7 +266,7 @@ function ScheduleForm({
                 name="runAt"
                 type="datetime-local"
                 step="1"
-                value={form.runAt ? form.runAt.slice(0, 19) : ''}
+                value={form.runAt}
                 onInput={set('runAt')}
               />
             </Field>

@@ -3,6 +3,7 @@ import type { Schemas } from '../../../src/client';
 import { LagChart, type LagPoint } from '../components/lag-chart';
 import { PreviewList } from '../components/preview-list';
 import { RunsTimeline } from '../components/runs-timeline';
+import { UpcomingTimeline } from '../components/upcoming-timeline';
 import { Badge, Card, Definition, ErrorBanner, Loading } from '../components/ui';
 import { useInterval, useLoad } from '../data';
 import { href } from '../router';
@@ -130,7 +131,10 @@ export function SchedulePage({ session, id }: { session: Session; id: string }) 
         <Card title="Next instants">
           <ErrorBanner error={preview.error} />
           {preview.data ? (
-            <PreviewList items={preview.data} timezone={s.timezone} policy={s.dstPolicy} />
+            <>
+              <UpcomingTimeline items={preview.data} timezone={s.timezone} />
+              <PreviewList items={preview.data} timezone={s.timezone} policy={s.dstPolicy} />
+            </>
           ) : (
             <Loading />
           )}
@@ -151,6 +155,7 @@ export function SchedulePage({ session, id }: { session: Session; id: string }) 
 
 function RunsCard({ runs, more }: { runs: Run[]; more: boolean }) {
   const newest = [...runs].reverse();
+  if (runs.length === 0) return <RunsTimeline runs={runs} />;
   return (
     <>
       <RunsTimeline runs={runs} />
