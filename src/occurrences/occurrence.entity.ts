@@ -35,7 +35,7 @@ import { TenantEntity } from '../tenants/tenant.entity';
 @Index('occurrences_retry_idx', ['nextAttemptAt'], { where: `state = 'RETRY_WAIT'` })
 @Index('occurrences_queued_idx', ['createdAt'], { where: `state = 'QUEUED'` })
 @Index('occurrences_waiting_admission_idx', ['tenantId', 'priority', 'scheduledAt', 'id'], {
-  where: `state = 'QUEUED' AND admitted_at IS NULL AND reason IN ('throttled_concurrency', 'throttled_rate')`,
+  where: `state = 'QUEUED' AND admitted_at IS NULL AND reason IN ('throttled_concurrency', 'throttled_rate', 'throttled_fleet')`,
 })
 @Index('occurrences_admitted_by_tenant_idx', ['tenantId'], {
   where: `state = 'QUEUED' AND admitted_at IS NOT NULL`,

@@ -79,17 +79,18 @@ const RUN_COLUMNS = `
 /**
  * One run. A run waiting for its tenant's budget also says when it should start: after the
  * runs ahead of it in the tenant's waiting list (admission order), at the tenant's rate. An
- * estimate: the concurrency limit and new higher-priority runs can only make it later.
+ * estimate: the concurrency limit, a saturated fleet and new higher-priority runs can only make
+ * it later.
  */
 export const SELECT_RUN = `
   SELECT ${RUN_COLUMNS},
          CASE WHEN o.state = 'QUEUED' AND o.admitted_at IS NULL
-                   AND o.reason IN ('throttled_concurrency', 'throttled_rate')
+                   AND o.reason IN ('throttled_concurrency', 'throttled_rate', 'throttled_fleet')
               THEN now() + make_interval(secs => (
                      SELECT count(*) FROM occurrences w
                       WHERE w.tenant_id = o.tenant_id AND w.state = 'QUEUED'
                         AND w.admitted_at IS NULL
-                        AND w.reason IN ('throttled_concurrency', 'throttled_rate')
+                        AND w.reason IN ('throttled_concurrency', 'throttled_rate', 'throttled_fleet')
                         AND (w.priority, w.scheduled_at, w.id) < (o.priority, o.scheduled_at, o.id)
                    )::float8 / t.dispatch_rate_per_second)
          END AS estimated_start_at

@@ -266,7 +266,9 @@ export class SchedulesService {
     const [inserted] = await this.occurrences.insert(tx, [run]);
     if (!inserted) return null;
     if (run.admitted) {
-      await this.admission.admitted(tx, [{ runId: inserted.id, tenantId: schedule.tenantId }]);
+      await this.admission.admitted(tx, [
+        { runId: inserted.id, tenantId: schedule.tenantId, priority: schedule.priority },
+      ]);
     }
     return this.occurrences.find(schedule.tenantId, inserted.id, tx);
   }
