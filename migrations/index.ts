@@ -7,6 +7,7 @@ import { RunReasons1796060000000 } from './1796060000000-RunReasons';
 import { ScheduleQuota1796070000000 } from './1796070000000-ScheduleQuota';
 import { Admission1796080000000 } from './1796080000000-Admission';
 import { FairShare1796090000000 } from './1796090000000-FairShare';
+import { LoadProfile1796091000000 } from './1796091000000-LoadProfile';
 
 /** Every migration, oldest first. Each is reviewed SQL; TypeORM only runs them in order. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   ScheduleQuota1796070000000,
   Admission1796080000000,
   FairShare1796090000000,
+  LoadProfile1796091000000,
 ];

@@ -25,6 +25,7 @@ import {
   LOCK_TENANTS_PERMITS,
   PARK_RUN,
   SPEND_TOKENS,
+  TENANT_ADMISSION,
   TENANT_BUDGETS,
   TENANTS_WAITING,
   WAITING_DEMANDS,
@@ -37,6 +38,13 @@ import type { SlotDemand } from './fleet-share';
 export interface WaitingSummary {
   runs: Partial<Record<AdmissionWait, number>>;
   oldestSeconds: number;
+}
+
+/** One tenant's place in admission: permits held, runs waiting by reason, oldest wait. */
+export interface TenantAdmission {
+  holding: number;
+  waiting: Partial<Record<AdmissionWait, number>>;
+  oldestWaitingSeconds: number;
 }
 
 export interface ClaimDiagnosisRecord extends ClaimDiagnosis {
@@ -191,6 +199,21 @@ export class AdmissionRepository {
     return {
       runs: Object.fromEntries(rows.map((r) => [r.reason, r.runs])),
       oldestSeconds: Math.max(0, ...rows.map((r) => r.oldest_seconds)),
+    };
+  }
+
+  /** One tenant's permits held and waiting runs (see TENANT_ADMISSION). */
+  async tenantAdmission(tenantId: string): Promise<TenantAdmission> {
+    const rows = await this.sql.rows<{
+      reason: AdmissionWait | null;
+      runs: number;
+      oldest_seconds: number;
+    }>(TENANT_ADMISSION, [tenantId]);
+    const waiting = rows.filter((r) => r.reason !== null);
+    return {
+      holding: rows.find((r) => r.reason === null)?.runs ?? 0,
+      waiting: Object.fromEntries(waiting.map((r) => [r.reason, r.runs])),
+      oldestWaitingSeconds: Math.max(0, ...waiting.map((r) => r.oldest_seconds)),
     };
   }
 

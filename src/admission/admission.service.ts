@@ -7,7 +7,11 @@ import { RunJobsRepository, type RunToPublish } from '../queue';
 import type { RunReason } from '../run-vocabulary';
 import { decideAdmission, type AdmissionCandidate, type FleetRoom } from './admission-plan';
 import { shareFleet } from './fleet-share';
-import { AdmissionRepository, type ClaimDiagnosisRecord } from './admission.repository';
+import {
+  AdmissionRepository,
+  type ClaimDiagnosisRecord,
+  type TenantAdmission,
+} from './admission.repository';
 import type { Claim, ClaimOptions, ClaimRefusal, ClaimRequest, ClaimResult } from './claim';
 import { claimRefusal } from './claim-refusal';
 
@@ -186,6 +190,11 @@ export class AdmissionService {
     const wanted = demands.reduce((sum, d) => sum + d.wants, 0);
     if (free === null || wanted <= free) return null;
     return shareFleet(demands, free);
+  }
+
+  /** Where tenant `tenantId` stands in admission now (its usage report). */
+  tenantAdmission(tenantId: string): Promise<TenantAdmission> {
+    return this.admission.tenantAdmission(tenantId);
   }
 
   /**

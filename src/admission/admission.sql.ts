@@ -219,6 +219,19 @@ export const ADMIT_WAITING = `
   UNION ALL
   SELECT id, $1::uuid, NULL, false FROM late`;
 
+/**
+ * One tenant's admission, for its usage report: runs holding permits, and those waiting by
+ * reason with the oldest one's age (the tenant's range of the waiting list's index). $1 tenant.
+ */
+export const TENANT_ADMISSION = `
+  SELECT NULL::text AS reason, ${heldPermits('$1::uuid')}::int AS runs, 0::float8 AS oldest_seconds
+  UNION ALL
+  SELECT w.reason, count(*)::int,
+         coalesce(extract(epoch FROM now() - min(w.scheduled_at)), 0)::float8
+    FROM occurrences w
+   WHERE w.tenant_id = $1 AND ${WAITING_FOR_BUDGET('w')}
+   GROUP BY w.reason`;
+
 /** How many runs wait for admission, by reason, and the oldest one's age. */
 export const WAITING_SUMMARY = `
   SELECT w.reason, count(*)::int AS runs,

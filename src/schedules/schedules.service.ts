@@ -10,6 +10,7 @@ import {
 } from '../common';
 import { Transactions, type Tx } from '../database';
 import { DueIndexRepository } from '../due-index';
+import { LoadProfileService, projectLoad } from '../load-profile';
 import { OccurrencesService, type NewOccurrence, type Run } from '../occurrences';
 import { DstPolicy, nextOccurrences, Occurrence, toLocalIso } from '../recurrence';
 import { TargetsService } from '../targets';
@@ -23,6 +24,7 @@ import {
   ScheduleInput,
 } from './schedule-definition';
 import { SCHEDULE_LIMITS } from './schedule-limits';
+import { loadSourceOf } from './schedule-load';
 import { ScheduleQuotaRepository, type SlotRelease } from './schedule-quota.repository';
 import {
   ListPage,
@@ -67,6 +69,7 @@ export class SchedulesService {
     private readonly targets: TargetsService,
     private readonly occurrences: OccurrencesService,
     private readonly admission: AdmissionService,
+    private readonly load: LoadProfileService,
     private readonly clock: Clock,
   ) {}
 
@@ -95,6 +98,11 @@ export class SchedulesService {
       throw new ValidationError(`a batch holds at most ${SCHEDULE_LIMITS.maxBatchItems} items`);
     }
     return this.creator.create(tenant, requests);
+  }
+
+  /** How many of the tenant's schedules count against maxActiveSchedules (active, paused). */
+  liveCount(tenantId: string): Promise<number> {
+    return this.quota.liveCount(tenantId);
   }
 
   /** Forgets Idempotency-Keys older than 24 hours, at most `limit` per call. */
@@ -238,8 +246,11 @@ export class SchedulesService {
    * Returns the quota slots of the schedules that completed: pass them to releaseSlots as the
    * last statement before the commit, so the tenants' counters are locked only until then.
    */
-  advanceAfterDispatch(tx: Tx, changes: readonly ScheduleAdvance[]): Promise<SlotRelease> {
-    return this.schedules.advance(tx, changes);
+  async advanceAfterDispatch(tx: Tx, changes: readonly ScheduleAdvance[]): Promise<SlotRelease> {
+    const { slots, ended } = await this.schedules.advance(tx, changes);
+    // A schedule that will not fire again no longer adds to its tenant's projected load.
+    await this.load.release(tx, ended);
+    return slots;
   }
 
   releaseSlots(tx: Tx, released: SlotRelease): Promise<void> {
@@ -278,6 +289,24 @@ export class SchedulesService {
    * the row held FOR UPDATE), bumps the revision and rewrites the due-index entry for the new
    * revision, all in one transaction. `change` may throw a domain error to refuse the edit.
    */
+  /**
+   * An edit replaces what the schedule adds to its tenant's projected load: nothing once it is
+   * paused or ends; an edit that would overload a minute is refused (422) and writes nothing.
+   */
+  private async projectLoad(
+    tx: Tx,
+    tenantId: string,
+    scheduleId: string,
+    next: ScheduleChange,
+  ): Promise<void> {
+    const load =
+      next.status === 'active'
+        ? projectLoad(loadSourceOf(next.definition), this.clock.now())
+        : null;
+    const [refused] = await this.load.replace(tx, tenantId, [{ scheduleId, load }]);
+    if (refused) throw refused;
+  }
+
   private edit(
     tenantId: string,
     id: string,
@@ -293,6 +322,7 @@ export class SchedulesService {
         throw new StaleRevisionError(expectedRevision, current.revision);
       }
       const next = await change(current);
+      await this.projectLoad(tx, tenantId, id, next);
       const revision = await this.schedules.writeRevision(tx, current, next);
       if (next.nextDueAt && next.status === 'active') {
         await this.dueIndex.replace(tx, {
