@@ -8,6 +8,7 @@ import { ScheduleQuota1796070000000 } from './1796070000000-ScheduleQuota';
 import { Admission1796080000000 } from './1796080000000-Admission';
 import { FairShare1796090000000 } from './1796090000000-FairShare';
 import { LoadProfile1796091000000 } from './1796091000000-LoadProfile';
+import { FlexibleWindows1796092000000 } from './1796092000000-FlexibleWindows';
 
 /** Every migration, oldest first. Each is reviewed SQL; TypeORM only runs them in order. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   Admission1796080000000,
   FairShare1796090000000,
   LoadProfile1796091000000,
+  FlexibleWindows1796092000000,
 ];

@@ -241,12 +241,13 @@ export const WAITING_SUMMARY = `
    GROUP BY w.reason`;
 
 /**
- * Run `o` (of schedule `s`) may start an attempt now by the database clock: due (never early),
+ * Run `o` (of schedule `s`) may start an attempt now by the database clock: due (never early:
+ * not before its planned fire instant, which is never before its nominal one),
  * waiting (QUEUED, or RETRY_WAIT whose retry time has come), not cancelled (run or schedule),
  * within its attempts and retry deadline, and (for its first attempt) within its start deadline.
  */
 const RUN_CLAIMABLE = `(o.state = 'QUEUED' OR (o.state = 'RETRY_WAIT' AND o.next_attempt_at <= now()))
-       AND now() >= o.scheduled_at
+       AND now() >= o.fires_at
        AND s.status <> 'cancelled'
        AND o.cancel_requested_at IS NULL
        AND o.attempt_count < o.max_attempts
@@ -346,9 +347,9 @@ export const CLAIM_RUNS = `
 export const DIAGNOSE_CLAIM = `
   SELECT o.state, o.reason, o.reason_detail, o.schedule_id, o.priority,
          (o.state = 'QUEUED' AND o.admitted_at IS NOT NULL) AS admitted,
-         (now() < o.scheduled_at
+         (now() < o.fires_at
            OR (o.state = 'RETRY_WAIT' AND o.next_attempt_at > now())) AS not_due,
-         greatest(o.scheduled_at, coalesce(o.next_attempt_at, o.scheduled_at)) AS due_at,
+         greatest(o.fires_at, coalesce(o.next_attempt_at, o.fires_at)) AS due_at,
          s.status = 'cancelled' AS schedule_cancelled,
          o.cancel_requested_at IS NOT NULL AS cancel_requested,
          o.attempt_count >= o.max_attempts AS attempts_exhausted,

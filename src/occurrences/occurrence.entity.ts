@@ -105,6 +105,13 @@ export class OccurrenceEntity {
   @Column({ name: 'start_deadline', type: 'timestamptz', nullable: true })
   startDeadline: Date | null;
 
+  /**
+   * When it may start: its planned fire instant inside the schedule's flexible window (its
+   * nominal scheduled_at without one). The claim never starts it before.
+   */
+  @Column({ name: 'fires_at', type: 'timestamptz' })
+  firesAt: Date;
+
   @Column({ name: 'retry_deadline', type: 'timestamptz' })
   retryDeadline: Date;
 

@@ -120,7 +120,7 @@ export class DueDispatcher {
             scheduleId: schedule.id,
             tenantId: schedule.tenantId,
             revision: schedule.revision,
-            dueAt: plan.nextDueAt,
+            dueAt: plan.nextFiresAt ?? plan.nextDueAt,
           });
         }
       }

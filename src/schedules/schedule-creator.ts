@@ -16,6 +16,7 @@ import { TargetsService } from '../targets';
 import type { Tenant } from '../tenants';
 import type { Schedule, ScheduleDefinition } from './schedule';
 import { buildDefinition, FiringChecks, nextDueAfter, ScheduleInput } from './schedule-definition';
+import { plannedFireAt } from './fire-window';
 import { loadSourceOf } from './schedule-load';
 import { ScheduleQuotaRepository } from './schedule-quota.repository';
 import { SchedulesRepository } from './schedules.repository';
@@ -190,7 +191,12 @@ export class ScheduleCreator {
       tx,
       pending
         .filter((p) => p.nextDueAt)
-        .map((p) => ({ scheduleId: p.id, tenantId: tenant.id, revision: 1, dueAt: p.nextDueAt! })),
+        .map((p) => ({
+          scheduleId: p.id,
+          tenantId: tenant.id,
+          revision: 1,
+          dueAt: plannedFireAt(p.id, p.nextDueAt!, p.definition.flexibleWindowSeconds),
+        })),
     );
     const admitted = await this.admit(tx, tenant, pending);
     const byId = new Map(inserted.map((s) => [s.id, s]));

@@ -24,6 +24,7 @@ import {
   ScheduleInput,
 } from './schedule-definition';
 import { SCHEDULE_LIMITS } from './schedule-limits';
+import { plannedFireAt } from './fire-window';
 import { loadSourceOf } from './schedule-load';
 import { ScheduleQuotaRepository, type SlotRelease } from './schedule-quota.repository';
 import {
@@ -38,6 +39,11 @@ export type ScheduleEdit = Partial<Omit<ScheduleInput, 'name' | 'targetId'>> & {
   targetId?: string;
   status?: 'active' | 'paused' | 'cancelled';
 };
+
+/** An instant of a schedule's preview, with when its run is planned to fire. */
+export interface PlannedInstant extends Occurrence {
+  firesAt: Date;
+}
 
 export interface PreviewRequest {
   cron: string;
@@ -198,16 +204,23 @@ export class SchedulesService {
     return nextOccurrences(recurrenceSpec(definition)!, request.from ?? this.clock.now(), count);
   }
 
-  async previewSchedule(tenantId: string, id: string, count: number): Promise<Occurrence[]> {
+  /** The schedule's next instants, each with its planned fire instant (its flexible window). */
+  async previewSchedule(tenantId: string, id: string, count: number): Promise<PlannedInstant[]> {
     const schedule = await this.get(tenantId, id);
     const now = this.clock.now();
     if (schedule.status === 'cancelled' || schedule.status === 'completed') return [];
+    const planned = (o: Occurrence): PlannedInstant => ({
+      ...o,
+      firesAt: plannedFireAt(schedule.id, o.at, schedule.flexibleWindowSeconds),
+    });
     if (schedule.timing.kind === 'once') {
       const runAt = schedule.timing.runAt;
-      return runAt > now ? [{ at: runAt, local: toLocalIso(runAt, 'UTC') }] : [];
+      return runAt > now ? [planned({ at: runAt, local: toLocalIso(runAt, 'UTC') })] : [];
     }
     const spec = recurrenceSpec(schedule)!;
-    return nextOccurrences(spec, now, Math.min(count, SCHEDULE_LIMITS.maxPreviewCount));
+    return nextOccurrences(spec, now, Math.min(count, SCHEDULE_LIMITS.maxPreviewCount)).map(
+      planned,
+    );
   }
 
   /**
@@ -329,7 +342,8 @@ export class SchedulesService {
           scheduleId: id,
           tenantId,
           revision,
-          dueAt: next.nextDueAt,
+          // The entry comes due at the run's planned fire instant (its flexible window).
+          dueAt: plannedFireAt(id, next.nextDueAt, next.definition.flexibleWindowSeconds),
         });
       } else {
         await this.dueIndex.remove(tx, id);
@@ -379,5 +393,6 @@ function toInput(schedule: ScheduleDefinition): ScheduleInput {
     retryPolicy: schedule.retryPolicy,
     priority: schedule.priority,
     startDeadlineSeconds: schedule.startDeadlineSeconds,
+    flexibleWindowSeconds: schedule.flexibleWindowSeconds,
   };
 }
