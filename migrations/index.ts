@@ -6,6 +6,9 @@ import { DispatchBudget1796050000000 } from './1796050000000-DispatchBudget';
 import { RunReasons1796060000000 } from './1796060000000-RunReasons';
 import { ScheduleQuota1796070000000 } from './1796070000000-ScheduleQuota';
 import { Admission1796080000000 } from './1796080000000-Admission';
+import { FairShare1796090000000 } from './1796090000000-FairShare';
+import { LoadProfile1796091000000 } from './1796091000000-LoadProfile';
+import { FlexibleWindows1796092000000 } from './1796092000000-FlexibleWindows';
 
 /** Every migration, oldest first. Each is reviewed SQL; TypeORM only runs them in order. */
 export const MIGRATIONS = [
@@ -17,4 +20,7 @@ export const MIGRATIONS = [
   RunReasons1796060000000,
   ScheduleQuota1796070000000,
   Admission1796080000000,
+  FairShare1796090000000,
+  LoadProfile1796091000000,
+  FlexibleWindows1796092000000,
 ];

@@ -6,6 +6,7 @@ import { OccurrencesModule } from '../occurrences';
 import { SchedulesModule } from '../schedules';
 import { TargetsModule } from '../targets';
 import { TenantsModule } from '../tenants';
+import { UsageModule } from '../usage';
 import { AuthGuard } from './auth/auth.guard';
 import { TenantRateLimitGuard } from './rate-limit/tenant-rate-limit.guard';
 import { RunsController } from './runs/runs.controller';
@@ -13,6 +14,7 @@ import { ScheduleRunsController } from './runs/schedule-runs.controller';
 import { SchedulesController } from './schedules/schedules.controller';
 import { TargetsController } from './targets/targets.controller';
 import { TenantsController } from './tenants/tenants.controller';
+import { UsageController } from './usage/usage.controller';
 
 /**
  * The api role: the management HTTP API and the worker contract. Controllers translate; the
@@ -26,6 +28,7 @@ import { TenantsController } from './tenants/tenants.controller';
     OccurrencesModule,
     AdmissionModule,
     ExecutionModule,
+    UsageModule,
   ],
   controllers: [
     TenantsController,
@@ -33,6 +36,7 @@ import { TenantsController } from './tenants/tenants.controller';
     TargetsController,
     ScheduleRunsController,
     RunsController,
+    UsageController,
   ],
   providers: [
     // Order matters: the tenant is resolved before it is rate limited.

@@ -74,6 +74,23 @@ export interface paths {
         patch: operations["tenants.update"];
         trace?: never;
     };
+    "/tenants/{id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A tenant's usage, as its own GET /usage shows it */
+        get: operations["tenants.getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/schedules": {
         parameters: {
             query?: never;
@@ -324,6 +341,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's quotas against its use: schedules, waiting runs, projected busiest minutes */
+        get: operations["usage.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -335,6 +369,11 @@ export interface components {
             dispatchRatePerSecond?: number;
             /** @example 50 */
             maxConcurrentRuns?: number;
+            /**
+             * @description Fair share: while the workers cannot run everything admitted, the tenants' runs share the worker slots in proportion to their weights (default 1)
+             * @example 1
+             */
+            weight?: number;
         };
         CreateTenantDto: {
             /** @example acme */
@@ -348,6 +387,8 @@ export interface components {
             dispatchRatePerSecond: number;
             /** @example 50 */
             maxConcurrentRuns: number;
+            /** @example 1 */
+            weight: number;
         };
         CreatedTenantDto: {
             /** Format: uuid */
@@ -375,6 +416,64 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        WaitingRunsDto: {
+            /**
+             * @description Waiting for a permit of maxConcurrentRuns
+             * @example 0
+             */
+            throttled_concurrency: number;
+            /**
+             * @description Waiting for a token of dispatchRatePerSecond
+             * @example 0
+             */
+            throttled_rate: number;
+            /**
+             * @description Waiting for a worker slot (the fleet is saturated)
+             * @example 0
+             */
+            throttled_fleet: number;
+        };
+        ProjectedMinuteDto: {
+            /**
+             * Format: date-time
+             * @description Start of the UTC minute
+             */
+            minute: string;
+            /**
+             * @description Runs its schedules will need in that minute
+             * @example 1200
+             */
+            runs: number;
+        };
+        UsageDto: {
+            /** Format: uuid */
+            tenantId: string;
+            quotas: components["schemas"]["TenantQuotasViewDto"];
+            /**
+             * @description Schedules counting against maxActiveSchedules
+             * @example 120
+             */
+            activeSchedules: number;
+            /**
+             * @description Runs holding a permit (RUNNING or admitted)
+             * @example 3
+             */
+            runsHoldingPermits: number;
+            /** @description QUEUED runs waiting for admission, by reason */
+            waitingRuns: components["schemas"]["WaitingRunsDto"];
+            /**
+             * @description Age of the oldest waiting run past its instant
+             * @example 0
+             */
+            oldestWaitingSeconds: number;
+            /**
+             * @description Runs a minute dispatchRatePerSecond allows
+             * @example 6000
+             */
+            allowedRunsPerMinute: number;
+            /** @description The busiest UTC minutes of the next 24 hours as projected from the active schedules (priority low excluded), busiest first; a create or edit that would take a minute past allowedRunsPerMinute is refused with 422 */
+            busiestMinutes: components["schemas"]["ProjectedMinuteDto"][];
         };
         UpdateTenantDto: {
             /** @example acme */
@@ -455,6 +554,11 @@ export interface components {
             priority?: "high" | "normal" | "low";
             /** @description A run that cannot start within this many seconds of its instant is recorded SKIPPED (deadline_exceeded) and never called. Unset or null: no deadline. */
             startDeadlineSeconds?: number | null;
+            /**
+             * @description Each run may fire at a planned instant up to this many seconds after its nominal one (deterministic per schedule and instant, never before it; shown as firesAt), to spread minute-boundary bursts. 0: exactly on time. Must be shorter than the gap between two runs.
+             * @default 0
+             */
+            flexibleWindowSeconds?: number;
             /** @example nightly-report */
             name: string;
             /** Format: uuid */
@@ -501,6 +605,8 @@ export interface components {
             /** @enum {string} */
             priority: "high" | "normal" | "low";
             startDeadlineSeconds: number | null;
+            /** @example 0 */
+            flexibleWindowSeconds: number;
             /**
              * @description bumped by every edit; send it back as If-Match
              * @example 1
@@ -510,6 +616,11 @@ export interface components {
             status: "active" | "paused" | "cancelled" | "completed";
             /** Format: date-time */
             nextDueAt: string | null;
+            /**
+             * Format: date-time
+             * @description the next run's planned fire instant (nextDueAt without a flexible window)
+             */
+            nextFiresAt: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -591,6 +702,11 @@ export interface components {
              * @example 2027-11-07T01:30:00-04:00
              */
             local: string;
+            /**
+             * Format: date-time
+             * @description a schedule's own preview: the planned fire instant within its flexible window (at, without one); it depends on the schedule id, so a preview before the create has none
+             */
+            firesAt?: string;
         };
         PreviewDto: {
             items: components["schemas"]["PreviewInstantDto"][];
@@ -647,6 +763,11 @@ export interface components {
             priority?: "high" | "normal" | "low";
             /** @description A run that cannot start within this many seconds of its instant is recorded SKIPPED (deadline_exceeded) and never called. Unset or null: no deadline. */
             startDeadlineSeconds?: number | null;
+            /**
+             * @description Each run may fire at a planned instant up to this many seconds after its nominal one (deterministic per schedule and instant, never before it; shown as firesAt), to spread minute-boundary bursts. 0: exactly on time. Must be shorter than the gap between two runs.
+             * @default 0
+             */
+            flexibleWindowSeconds?: number;
             /** @example nightly-report */
             name?: string;
             /** Format: uuid */
@@ -822,6 +943,7 @@ export interface components {
              *     - `waiting_for_previous`: QUEUED: waits for the active run of its schedule to end (overlapPolicy buffer_one, or catch-up runs queued one behind another)
              *     - `throttled_concurrency`: QUEUED: the tenant's maxConcurrentRuns are all in use; admitted when one frees (estimatedStartAt)
              *     - `throttled_rate`: QUEUED: the tenant's dispatchRatePerSecond is spent for the moment; admitted at that rate (estimatedStartAt)
+             *     - `throttled_fleet`: QUEUED: every worker slot is taken; free slots go to the waiting tenants in proportion to their weight quota
              *     - `retryable_failure`: RETRY_WAIT: the attempt failed in a way that may be tried again
              *     - `lease_expired`: RETRY_WAIT or UNKNOWN: the worker's lease expired with its attempt in flight; retried only for a target that deduplicates, else UNKNOWN
              *     - `target_rejected`: FAILED: the target answered with a final error (or the worker reported one)
@@ -839,7 +961,7 @@ export interface components {
              *     - `stale_fencing_token`: heartbeat or completion refused: the fencing token is no longer current
              * @enum {string|null}
              */
-            reason: "overlap" | "missed" | "coalesced" | "deadline_exceeded" | "waiting_for_previous" | "throttled_concurrency" | "throttled_rate" | "retryable_failure" | "lease_expired" | "target_rejected" | "target_missing" | "attempts_exhausted" | "retry_deadline_exceeded" | "outcome_unknown" | "cancelled_by_request" | "schedule_cancelled" | "not_found" | "finished" | "already_claimed" | "not_due" | "contended" | "stale_fencing_token" | null;
+            reason: "overlap" | "missed" | "coalesced" | "deadline_exceeded" | "waiting_for_previous" | "throttled_concurrency" | "throttled_rate" | "throttled_fleet" | "retryable_failure" | "lease_expired" | "target_rejected" | "target_missing" | "attempts_exhausted" | "retry_deadline_exceeded" | "outcome_unknown" | "cancelled_by_request" | "schedule_cancelled" | "not_found" | "finished" | "already_claimed" | "not_due" | "contended" | "stale_fencing_token" | null;
             /** @description free text beside the reason (an error message) */
             reasonDetail: string | null;
             /** @enum {string} */
@@ -865,6 +987,11 @@ export interface components {
              * @description past this instant the run is SKIPPED (deadline_exceeded) instead of started
              */
             startDeadline: string | null;
+            /**
+             * Format: date-time
+             * @description the planned fire instant: scheduledAt (the run's identity), or a deterministic instant within the schedule's flexibleWindowSeconds after it; the run never starts before it
+             */
+            firesAt: string;
             /**
              * Format: date-time
              * @description for a run waiting for its tenant's budget (throttled_*): when it should start, from its place in the tenant's waiting list and the tenant's rate (on GET /runs/{id})
@@ -926,6 +1053,7 @@ export interface components {
              *     - `waiting_for_previous`: QUEUED: waits for the active run of its schedule to end (overlapPolicy buffer_one, or catch-up runs queued one behind another)
              *     - `throttled_concurrency`: QUEUED: the tenant's maxConcurrentRuns are all in use; admitted when one frees (estimatedStartAt)
              *     - `throttled_rate`: QUEUED: the tenant's dispatchRatePerSecond is spent for the moment; admitted at that rate (estimatedStartAt)
+             *     - `throttled_fleet`: QUEUED: every worker slot is taken; free slots go to the waiting tenants in proportion to their weight quota
              *     - `retryable_failure`: RETRY_WAIT: the attempt failed in a way that may be tried again
              *     - `lease_expired`: RETRY_WAIT or UNKNOWN: the worker's lease expired with its attempt in flight; retried only for a target that deduplicates, else UNKNOWN
              *     - `target_rejected`: FAILED: the target answered with a final error (or the worker reported one)
@@ -943,7 +1071,7 @@ export interface components {
              *     - `stale_fencing_token`: heartbeat or completion refused: the fencing token is no longer current
              * @enum {string|null}
              */
-            reason: "overlap" | "missed" | "coalesced" | "deadline_exceeded" | "waiting_for_previous" | "throttled_concurrency" | "throttled_rate" | "retryable_failure" | "lease_expired" | "target_rejected" | "target_missing" | "attempts_exhausted" | "retry_deadline_exceeded" | "outcome_unknown" | "cancelled_by_request" | "schedule_cancelled" | "not_found" | "finished" | "already_claimed" | "not_due" | "contended" | "stale_fencing_token" | null;
+            reason: "overlap" | "missed" | "coalesced" | "deadline_exceeded" | "waiting_for_previous" | "throttled_concurrency" | "throttled_rate" | "throttled_fleet" | "retryable_failure" | "lease_expired" | "target_rejected" | "target_missing" | "attempts_exhausted" | "retry_deadline_exceeded" | "outcome_unknown" | "cancelled_by_request" | "schedule_cancelled" | "not_found" | "finished" | "already_claimed" | "not_due" | "contended" | "stale_fencing_token" | null;
             /** @description free text beside the reason (an error message) */
             reasonDetail: string | null;
             /** @enum {string} */
@@ -969,6 +1097,11 @@ export interface components {
              * @description past this instant the run is SKIPPED (deadline_exceeded) instead of started
              */
             startDeadline: string | null;
+            /**
+             * Format: date-time
+             * @description the planned fire instant: scheduledAt (the run's identity), or a deterministic instant within the schedule's flexibleWindowSeconds after it; the run never starts before it
+             */
+            firesAt: string;
             /**
              * Format: date-time
              * @description for a run waiting for its tenant's budget (throttled_*): when it should start, from its place in the tenant's waiting list and the tenant's rate (on GET /runs/{id})
@@ -1010,6 +1143,7 @@ export interface components {
              *     - `waiting_for_previous`: QUEUED: waits for the active run of its schedule to end (overlapPolicy buffer_one, or catch-up runs queued one behind another)
              *     - `throttled_concurrency`: QUEUED: the tenant's maxConcurrentRuns are all in use; admitted when one frees (estimatedStartAt)
              *     - `throttled_rate`: QUEUED: the tenant's dispatchRatePerSecond is spent for the moment; admitted at that rate (estimatedStartAt)
+             *     - `throttled_fleet`: QUEUED: every worker slot is taken; free slots go to the waiting tenants in proportion to their weight quota
              *     - `retryable_failure`: RETRY_WAIT: the attempt failed in a way that may be tried again
              *     - `lease_expired`: RETRY_WAIT or UNKNOWN: the worker's lease expired with its attempt in flight; retried only for a target that deduplicates, else UNKNOWN
              *     - `target_rejected`: FAILED: the target answered with a final error (or the worker reported one)
@@ -1027,7 +1161,7 @@ export interface components {
              *     - `stale_fencing_token`: heartbeat or completion refused: the fencing token is no longer current
              * @enum {string|null}
              */
-            reason: "overlap" | "missed" | "coalesced" | "deadline_exceeded" | "waiting_for_previous" | "throttled_concurrency" | "throttled_rate" | "retryable_failure" | "lease_expired" | "target_rejected" | "target_missing" | "attempts_exhausted" | "retry_deadline_exceeded" | "outcome_unknown" | "cancelled_by_request" | "schedule_cancelled" | "not_found" | "finished" | "already_claimed" | "not_due" | "contended" | "stale_fencing_token" | null;
+            reason: "overlap" | "missed" | "coalesced" | "deadline_exceeded" | "waiting_for_previous" | "throttled_concurrency" | "throttled_rate" | "throttled_fleet" | "retryable_failure" | "lease_expired" | "target_rejected" | "target_missing" | "attempts_exhausted" | "retry_deadline_exceeded" | "outcome_unknown" | "cancelled_by_request" | "schedule_cancelled" | "not_found" | "finished" | "already_claimed" | "not_due" | "contended" | "stale_fencing_token" | null;
             /** @description free text beside the reason (an error message) */
             reasonDetail: string | null;
             /** @enum {string} */
@@ -1053,6 +1187,11 @@ export interface components {
              * @description past this instant the run is SKIPPED (deadline_exceeded) instead of started
              */
             startDeadline: string | null;
+            /**
+             * Format: date-time
+             * @description the planned fire instant: scheduledAt (the run's identity), or a deterministic instant within the schedule's flexibleWindowSeconds after it; the run never starts before it
+             */
+            firesAt: string;
             /**
              * Format: date-time
              * @description for a run waiting for its tenant's budget (throttled_*): when it should start, from its place in the tenant's waiting list and the tenant's rate (on GET /runs/{id})
@@ -1133,7 +1272,7 @@ export interface components {
             /** @enum {string} */
             state: "QUEUED" | "RUNNING" | "RETRY_WAIT" | "SUCCEEDED" | "FAILED" | "SKIPPED" | "CANCELLED" | "UNKNOWN";
             /** @enum {string|null} */
-            reason: "overlap" | "missed" | "coalesced" | "deadline_exceeded" | "waiting_for_previous" | "throttled_concurrency" | "throttled_rate" | "retryable_failure" | "lease_expired" | "target_rejected" | "target_missing" | "attempts_exhausted" | "retry_deadline_exceeded" | "outcome_unknown" | "cancelled_by_request" | "schedule_cancelled" | "not_found" | "finished" | "already_claimed" | "not_due" | "contended" | "stale_fencing_token" | null;
+            reason: "overlap" | "missed" | "coalesced" | "deadline_exceeded" | "waiting_for_previous" | "throttled_concurrency" | "throttled_rate" | "throttled_fleet" | "retryable_failure" | "lease_expired" | "target_rejected" | "target_missing" | "attempts_exhausted" | "retry_deadline_exceeded" | "outcome_unknown" | "cancelled_by_request" | "schedule_cancelled" | "not_found" | "finished" | "already_claimed" | "not_due" | "contended" | "stale_fencing_token" | null;
             reasonDetail: string | null;
             /** Format: date-time */
             nextAttemptAt: string | null;
@@ -1302,6 +1441,54 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TenantDto"];
+                };
+            };
+            /** @description Invalid input (unknown fields, wrong types, malformed JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Not found (also for another tenant's ids) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    "tenants.getUsage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageDto"];
                 };
             };
             /** @description Invalid input (unknown fields, wrong types, malformed JSON) */
@@ -2576,6 +2763,43 @@ export interface operations {
             };
             /** @description Conflict (stale revision or state) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    "usage.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -110,8 +110,6 @@ export async function runCli(
     const { output: _output, help: _help, ...flags } = values;
     await command({
       client: createDuelineClient({ baseUrl, apiKey }),
-      baseUrl,
-      apiKey,
       io,
       format,
       args: group === 'usage' ? [] : args,

@@ -7,9 +7,6 @@ export type Flags = Record<string, string | boolean | undefined>;
 /** What every command gets: the typed client, where to print, and its arguments. */
 export interface CommandContext {
   client: DuelineClient;
-  /** DUELINE_URL and DUELINE_API_KEY, for the one call the contract does not type yet */
-  baseUrl: string;
-  apiKey: string;
   io: Io;
   format: OutputFormat;
   args: string[];

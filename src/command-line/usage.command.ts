@@ -1,37 +1,33 @@
-import { CliError } from './cli-error';
+import { dataOf } from './cli-error';
 import { allowFlags, type CommandContext } from './context';
-import { EXIT } from './exit-codes';
-import { print, record } from './output';
+import { print, record, table } from './output';
 
 /**
- * `usage`: the tenant's quotas against what it uses, from `GET /usage`. That route comes with
- * the tenant-usage work and is not in the generated contract yet, so this one call is made by
- * hand; once the contract has it, it becomes `client.GET('/usage')`. The answer is shown as it
- * comes, field by field: nothing is computed or assumed here.
+ * `usage`: the tenant's quotas against what it uses (`GET /usage`): active schedules, permits
+ * held, runs waiting by reason, the oldest waiting age, and the busiest projected minutes.
  */
 export async function showUsage(ctx: CommandContext): Promise<void> {
   allowFlags(ctx, []);
-  const response = await fetch(`${ctx.baseUrl}/usage`, {
-    headers: { Authorization: `Bearer ${ctx.apiKey}`, Accept: 'application/json' },
-  });
-  const body: unknown = await response.json().catch(() => undefined);
-  // /usage names no resource: a 404 can only mean the route itself is missing.
-  if (response.status === 404) {
-    throw new CliError(
-      'this server does not report usage yet (it has no GET /usage)',
-      EXIT.notFound,
-    );
-  }
-  if (!response.ok) throw CliError.fromAnswer(body, response);
-  print(ctx.io, ctx.format, body, (data) => record(flatten(data)));
-}
-
-/** `{ quotas: { maxConcurrentRuns: 5 } }` → `quotas.maxConcurrentRuns  5`. */
-function flatten(value: unknown, prefix = ''): Array<[string, unknown]> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return [[prefix || 'value', value]];
-  }
-  return Object.entries(value).flatMap(([key, inner]) =>
-    flatten(inner, prefix ? `${prefix}.${key}` : key),
+  const usage = dataOf(await ctx.client.GET('/usage'));
+  print(ctx.io, ctx.format, usage, (u) =>
+    [
+      record([
+        ['activeSchedules', `${u.activeSchedules} of ${u.quotas.maxActiveSchedules}`],
+        ['runsHoldingPermits', `${u.runsHoldingPermits} of ${u.quotas.maxConcurrentRuns}`],
+        ['dispatchRate', `${u.quotas.dispatchRatePerSecond}/s (${u.allowedRunsPerMinute}/min)`],
+        ['weight', u.quotas.weight],
+        ['waiting.concurrency', u.waitingRuns.throttled_concurrency],
+        ['waiting.rate', u.waitingRuns.throttled_rate],
+        ['waiting.fleet', u.waitingRuns.throttled_fleet],
+        ['oldestWaitingSeconds', u.oldestWaitingSeconds],
+      ]),
+      '',
+      u.busiestMinutes.length
+        ? table(u.busiestMinutes, [
+            ['BUSIEST MINUTE (UTC)', (m) => m.minute],
+            ['RUNS', (m) => m.runs],
+          ])
+        : 'no runs projected in the next 24 hours',
+    ].join('\n'),
   );
 }

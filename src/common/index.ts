@@ -11,6 +11,7 @@ export {
   ConflictError,
   DomainError,
   IdempotencyKeyReusedError,
+  LoadExceededError,
   NotFoundError,
   PayloadTooLargeError,
   PreconditionRequiredError,

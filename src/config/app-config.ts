@@ -67,13 +67,24 @@ export interface WorkerConfig {
   /** How often a completion is retried while the database is briefly unreachable. */
   completionRetries: number;
   completionRetryBaseMs: number;
+  /**
+   * Percent of `concurrency` kept for `high` runs: `normal` and `low` runs never take those
+   * slots, so a fleet saturated by them still starts a `high` run as soon as it is admitted.
+   */
+  reservedHighSharePercent: number;
 }
 
-/** The admitter: how often it looks at the waiting lists, tenants and runs per round. */
+/**
+ * The admitter: how often it looks at the waiting lists, tenants and runs per round.
+ * `fleetBacklog`: how many admitted `normal`/`low` runs may wait in the queue for a worker; at
+ * that many the fleet counts as saturated, and further runs wait (`throttled_fleet`) until the
+ * admitter hands the freed places to the waiting tenants in proportion to their weights.
+ */
 export interface AdmissionConfig {
   intervalMs: number;
   tenantsPerRound: number;
   batchSize: number;
+  fleetBacklog: number;
 }
 
 export interface RelayConfig {
@@ -165,6 +176,7 @@ export function loadConfig(env: Env): AppConfig {
     notifyPollingIntervalMs: int('WORKER_NOTIFY_POLLING_INTERVAL_MS', 2_000, 500, 600_000),
     completionRetries: int('WORKER_COMPLETION_RETRIES', 6, 0, 100),
     completionRetryBaseMs: int('WORKER_COMPLETION_RETRY_BASE_MS', 200, 1, 60_000),
+    reservedHighSharePercent: int('WORKER_RESERVED_HIGH_SHARE', 20, 0, 90),
   };
   if (worker.batchSize > worker.concurrency) {
     throw new InvalidConfigError(
@@ -211,6 +223,7 @@ export function loadConfig(env: Env): AppConfig {
       intervalMs: int('ADMISSION_INTERVAL_MS', 50, 5, 60_000),
       tenantsPerRound: int('ADMISSION_TENANTS_PER_ROUND', 1000, 1, 100_000),
       batchSize: int('ADMISSION_BATCH_SIZE', 500, 1, 100_000),
+      fleetBacklog: int('ADMISSION_FLEET_BACKLOG', 1000, 1, 1_000_000),
     },
   });
 }

@@ -3,7 +3,7 @@ import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from 
 import { PgBoss } from 'pg-boss';
 import { APP_CONFIG, type AppConfig } from '../config';
 import { errorSummary } from '../common';
-import { PGBOSS_SCHEMA, RUNS_QUEUE } from './queue.constants';
+import { PGBOSS_SCHEMA, RUN_QUEUES } from './queue.constants';
 
 /**
  * Owns this process's pg-boss instance: pg-boss on our Postgres is both the outbox and the
@@ -36,14 +36,16 @@ export class PgBossService implements OnModuleInit, OnApplicationShutdown {
 
   async onModuleInit(): Promise<void> {
     await this.boss.start();
-    // Idempotent: every replica declares the queue it may use. Retries belong to our ledger
+    // Idempotent: every replica declares the queues it may use. Retries belong to our ledger
     // (RETRY_WAIT under the fence); pg-boss's own retry only re-delivers a job a worker died
     // holding, which the claim then accepts or refuses.
-    await this.boss.createQueue(RUNS_QUEUE, {
-      notify: true,
-      retryLimit: this.config.queue.jobRetryLimit,
-      retryDelay: 1,
-    });
+    for (const queue of RUN_QUEUES) {
+      await this.boss.createQueue(queue, {
+        notify: true,
+        retryLimit: this.config.queue.jobRetryLimit,
+        retryDelay: 1,
+      });
+    }
     this.started = true;
   }
 

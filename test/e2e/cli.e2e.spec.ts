@@ -202,20 +202,12 @@ describe('dueline CLI against the real app', () => {
     expect((await run(['schedules', 'get', randomUUID(), '--cron', 'x'])).code).toBe(2);
     expect((await run(['schedules', 'list'], '')).stderr).toContain('DUELINE_API_KEY');
 
-    // GET /usage comes with the tenant-usage work: shown as served once the route exists,
-    // until then a plain message and exit 5, never made-up figures.
-    const served = (await w.t.http.get('/docs-json')).body.paths['/usage'] !== undefined;
-    const usage = await run(['usage', '--output', 'json']);
-    if (served) {
-      expect(usage.code).toBe(0);
-      expect(typeof JSON.parse(usage.stdout)).toBe('object');
-    } else {
-      expect(usage).toEqual({
-        code: 5,
-        stdout: '',
-        stderr: 'dueline: this server does not report usage yet (it has no GET /usage)\n',
-      });
-    }
+    const usage = await run(['usage']);
+    expect(usage.code).toBe(0);
+    expect(usage.stdout).toMatch(/^activeSchedules\s+\d+ of 10000$/m);
+    expect(usage.stdout).toMatch(/^waiting\.concurrency\s+0$/m);
+    const asJson = await json(['usage']);
+    expect(asJson).toMatchObject({ tenantId: w.tenant.id, quotas: { maxActiveSchedules: 10000 } });
   });
 
   it('pages through everything with --all, reporting progress', async () => {

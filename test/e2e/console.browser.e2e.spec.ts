@@ -160,12 +160,14 @@ describe('web console in Chromium', () => {
     await shot('07-targets');
   });
 
-  it('shows usage as the server reports it, or says it does not', async () => {
+  it("shows the tenant's usage: quotas against use and its throttling", async () => {
     await page.click('nav a:text-is("Usage")');
-    await visible('h2:text-is("Usage")');
-    const served = (await w.t.http.get('/docs-json')).body.paths['/usage'] !== undefined;
-    if (served) await visible('.definition');
-    else expect(await text('[data-testid=usage-missing]')).toContain('has no GET /usage');
+    await visible('h2:text-is("Throttling")');
+    const usage = (await w.auth(w.t.http.get('/usage'))).body;
+    expect(await text('.definition')).toContain(
+      `${usage.activeSchedules} of ${usage.quotas.maxActiveSchedules}`,
+    );
+    expect(await text('.definition >> nth=1')).toMatch(/Waiting for a concurrency permit\s+0/);
     await shot('08-usage');
   });
 
@@ -179,6 +181,12 @@ describe('web console in Chromium', () => {
     await page.click('button:text-is("Create tenant")');
     expect(await text('[data-testid=api-key]')).toMatch(/^dl_[a-f0-9]{16}_/);
     expect(await text('.definition')).toContain('globex');
+    // The operator looks a tenant up by id: its quotas and its usage.
+    await page.fill('input[name=tenantId]', w.tenant.id);
+    await page.click('button:text-is("Show")');
+    await visible('dt:text-is("Oldest waiting")');
+    await shot('10-tenant-usage');
+    expect(await text('.definition')).toContain(w.tenant.id);
     await shot('09-tenants');
     expect(problems).toEqual([]);
   });

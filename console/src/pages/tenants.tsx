@@ -4,11 +4,13 @@ import { Card, Definition, ErrorBanner, Field } from '../components/ui';
 import { ApiError, must, type Session } from '../session';
 
 type Tenant = Schemas['TenantDto'];
+type Usage = Schemas['UsageDto'];
 
 /** The operator's view (admin token): a tenant's quotas by id, and creating a tenant. */
 export function TenantsPage({ session }: { session: Session }) {
   const [id, setId] = useState('');
   const [tenant, setTenant] = useState<Tenant | null>(null);
+  const [usage, setUsage] = useState<Usage | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [name, setName] = useState('');
   const [created, setCreated] = useState<Schemas['CreatedTenantDto'] | null>(null);
@@ -18,10 +20,11 @@ export function TenantsPage({ session }: { session: Session }) {
     event.preventDefault();
     setError(null);
     setTenant(null);
+    setUsage(null);
     try {
-      setTenant(
-        must(await session.client.GET('/tenants/{id}', { params: { path: { id: id.trim() } } })),
-      );
+      const path = { id: id.trim() };
+      setTenant(must(await session.client.GET('/tenants/{id}', { params: { path } })));
+      setUsage(must(await session.client.GET('/tenants/{id}/usage', { params: { path } })));
     } catch (e) {
       setError(e);
     }
@@ -33,6 +36,7 @@ export function TenantsPage({ session }: { session: Session }) {
       const answer = must(await session.client.POST('/tenants', { body: { name } }));
       setCreated(answer);
       setTenant(answer);
+      setUsage(null);
     } catch (e) {
       setCreateError(e);
     }
@@ -67,6 +71,28 @@ export function TenantsPage({ session }: { session: Session }) {
                     ),
                 )
                 .map(([k, v]): [string, string] => [k, String(v)]),
+            ]}
+          />
+        )}
+        {usage && (
+          <Definition
+            items={[
+              [
+                'Active schedules',
+                `${usage.activeSchedules} of ${usage.quotas.maxActiveSchedules}`,
+              ],
+              [
+                'Runs holding permits',
+                `${usage.runsHoldingPermits} of ${usage.quotas.maxConcurrentRuns}`,
+              ],
+              [
+                'Waiting (concurrency / rate / fleet)',
+                `${usage.waitingRuns.throttled_concurrency} / ${usage.waitingRuns.throttled_rate} / ${usage.waitingRuns.throttled_fleet}`,
+              ],
+              [
+                'Oldest waiting',
+                usage.oldestWaitingSeconds > 0 ? `${usage.oldestWaitingSeconds} s` : 'none waiting',
+              ],
             ]}
           />
         )}

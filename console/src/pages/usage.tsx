@@ -1,41 +1,104 @@
+import type { Schemas } from '../../../src/client';
 import { Card, Definition, ErrorBanner, Loading } from '../components/ui';
-import { useLoad } from '../data';
-import { ApiError, type Session } from '../session';
+import { useInterval, useLoad } from '../data';
+import { must, type Session } from '../session';
+import { ago, formatUtc } from '../time';
+
+type Usage = Schemas['UsageDto'];
 
 /**
- * The tenant's usage from `GET /usage` (active schedules against the quota, runs waiting by
- * reason, the oldest waiting age, the busiest minutes ahead). That route comes with the
- * tenant-usage work and is not in the typed contract yet, so it is read by hand and shown field
- * by field as served. A server without it says so: no figure is made up here.
+ * The tenant's usage (`GET /usage`): quotas against use, throttling (runs waiting by reason and
+ * the oldest waiting age) and the busiest projected minutes. Figures are the server's, shown
+ * as they come.
  */
 export function UsagePage({ session }: { session: Session }) {
-  const usage = useLoad(async () => {
-    const response = await fetch('/usage', {
-      headers: { Authorization: `Bearer ${session.token}`, Accept: 'application/json' },
-    });
-    const body: unknown = await response.json().catch(() => undefined);
-    if (response.status === 404) return null;
-    if (!response.ok) throw new ApiError(response.status, body);
-    return body as Record<string, unknown>;
-  }, []);
+  const usage = useLoad(async () => must(await session.client.GET('/usage')), []);
+  useInterval(usage.reload, 5000);
+  const u = usage.data;
   return (
-    <Card title="Usage">
-      <ErrorBanner error={usage.error} />
-      {usage.data === undefined && !usage.error && <Loading />}
-      {usage.data === null && (
-        <p class="notice" data-testid="usage-missing">
-          This server does not report usage yet (it has no <code>GET /usage</code>). Your quotas are
-          set by the operator: signed in with the admin token, the Tenants page shows them.
-        </p>
+    <>
+      <Card title="Usage">
+        <ErrorBanner error={usage.error} />
+        {!u && !usage.error && <Loading />}
+        {u && <Definition items={quotaItems(u)} />}
+      </Card>
+      {u && (
+        <div class="columns">
+          <Card title="Throttling">
+            <Definition
+              items={[
+                ['Waiting for a concurrency permit', u.waitingRuns.throttled_concurrency],
+                ['Waiting for a rate token', u.waitingRuns.throttled_rate],
+                ['Waiting for a worker slot', u.waitingRuns.throttled_fleet],
+                [
+                  'Oldest waiting',
+                  u.oldestWaitingSeconds > 0 ? ago(u.oldestWaitingSeconds) : 'none waiting',
+                ],
+              ]}
+            />
+          </Card>
+          <Card title="Busiest minutes, next 24 h">
+            {u.busiestMinutes.length === 0 ? (
+              <p class="muted">No runs projected.</p>
+            ) : (
+              <table class="grid" data-testid="busiest-minutes">
+                <thead>
+                  <tr>
+                    <th>Minute (UTC)</th>
+                    <th>Runs</th>
+                    <th>Of the minute's allowance</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {u.busiestMinutes.map((m) => (
+                    <tr key={m.minute}>
+                      <td class="mono">{formatUtc(m.minute)}</td>
+                      <td>{m.runs}</td>
+                      <td>
+                        <Meter used={m.runs} of={u.allowedRunsPerMinute} />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+          </Card>
+        </div>
       )}
-      {usage.data && <Definition items={flatten(usage.data)} />}
-    </Card>
+    </>
   );
 }
 
-function flatten(value: unknown, prefix = ''): Array<[string, string]> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return [[prefix || 'value', Array.isArray(value) ? JSON.stringify(value) : String(value)]];
-  }
-  return Object.entries(value).flatMap(([k, v]) => flatten(v, prefix ? `${prefix}.${k}` : k));
+function quotaItems(u: Usage): Array<[string, preact.ComponentChildren]> {
+  return [
+    ['Active schedules', <Meter used={u.activeSchedules} of={u.quotas.maxActiveSchedules} />],
+    ['Runs holding permits', <Meter used={u.runsHoldingPermits} of={u.quotas.maxConcurrentRuns} />],
+    [
+      'Dispatch rate',
+      `${u.quotas.dispatchRatePerSecond} runs/s (${u.allowedRunsPerMinute} a minute)`,
+    ],
+    ['Fair-share weight', u.quotas.weight],
+  ];
+}
+
+/** "120 of 10000" with a bar; the bar's width is an SVG attribute, not an inline style. */
+function Meter({ used, of }: { used: number; of: number }) {
+  const share = of > 0 ? Math.min(used / of, 1) : 0;
+  return (
+    <span class="meter">
+      <svg viewBox="0 0 100 8" preserveAspectRatio="none" aria-hidden="true">
+        <rect x="0" y="0" width="100" height="8" class="meter-track" />
+        <rect
+          x="0"
+          y="0"
+          width={share * 100}
+          height="8"
+          class={share >= 0.9 ? 'meter-fill meter-high' : 'meter-fill'}
+        />
+      </svg>
+      <span>
+        {used} of {of}
+      </span>
+    </span>
+  );
 }

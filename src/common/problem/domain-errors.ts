@@ -11,6 +11,7 @@ export type DomainErrorCode =
   | 'precondition_required'
   | 'idempotency_key_reused'
   | 'quota_exceeded'
+  | 'load_exceeded'
   | 'rate_limited'
   | 'payload_too_large';
 
@@ -82,6 +83,24 @@ export class QuotaExceededError extends DomainError {
     super(`the tenant's ${quota} quota (${limit}) is exhausted`);
     this.extensions.quota = quota;
     this.extensions.limit = limit;
+  }
+}
+
+/**
+ * A schedule that would make the tenant's busiest projected minute need more runs than its
+ * dispatchRatePerSecond allows in a minute: refused rather than absorbed as lateness.
+ */
+export class LoadExceededError extends DomainError {
+  readonly code = 'load_exceeded';
+  constructor(minute: Date, projectedRuns: number, allowedRuns: number) {
+    super(
+      `the schedule would make the minute starting ${minute.toISOString()} need ` +
+        `${projectedRuns} runs; the tenant's dispatchRatePerSecond allows ${allowedRuns} a ` +
+        'minute (priority "low" schedules are exempt: they agree to wait)',
+    );
+    this.extensions.minute = minute.toISOString();
+    this.extensions.projectedRuns = projectedRuns;
+    this.extensions.allowedRuns = allowedRuns;
   }
 }
 

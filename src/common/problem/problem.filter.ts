@@ -89,6 +89,8 @@ function mapDomainError(error: DomainError): Mapped {
       return { problem: base(422, 'idempotency-key-reused', 'Idempotency-Key reused') };
     case 'quota_exceeded':
       return { problem: base(403, 'quota-exceeded', 'Quota exceeded') };
+    case 'load_exceeded':
+      return { problem: base(422, 'load-exceeded', 'Projected load exceeds the dispatch rate') };
     case 'rate_limited': {
       const seconds = (error as unknown as { retryAfterSeconds: number }).retryAfterSeconds;
       return {
