@@ -89,9 +89,11 @@ export function printRun(ctx: CommandContext, run: Run): void {
 }
 
 /** Polls the run until it ends, saying each state it passes through on stderr. */
-export async function waitForRun(ctx: CommandContext, id: string, timeoutMs: number): Promise<Run> {
+export async function waitForRun(ctx: CommandContext, from: Run, timeoutMs: number): Promise<Run> {
+  const { id } = from;
   const deadline = Date.now() + timeoutMs;
-  let last: RunState | null = null;
+  // The state the caller already reported: every change after it is said, the last one too.
+  let last: RunState = from.state;
   for (;;) {
     const run = dataOf(await ctx.client.GET('/runs/{id}', { params: { path: { id } } }));
     if (run.state !== last) {

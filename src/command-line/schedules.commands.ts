@@ -142,7 +142,7 @@ export async function triggerSchedule(ctx: CommandContext): Promise<void> {
     return;
   }
   ctx.io.err(`run ${run.id}: ${run.state}`);
-  const finished = await waitForRun(ctx, run.id, (intFlag(ctx, 'timeout') ?? 120) * 1000);
+  const finished = await waitForRun(ctx, run, (intFlag(ctx, 'timeout') ?? 120) * 1000);
   printRun(ctx, finished);
   if (finished.state !== 'SUCCEEDED') {
     throw new CliError(`run ${finished.id} ended ${finished.state}`, EXIT.runNotSucceeded);
