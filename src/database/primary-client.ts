@@ -56,7 +56,7 @@ export class PrimaryClient extends Client {
       destroy: (reason) => this.connection.stream.destroy(reason),
     });
     this.once('end', untrack);
-    let writable = false;
+    let writable: boolean;
     try {
       writable = (await this.query<{ writable: boolean }>(SESSION_IS_WRITABLE)).rows[0].writable;
     } catch (error) {
