@@ -1,7 +1,7 @@
 import type { DataSourceOptions, MixedList } from 'typeorm';
 import { parseDatabaseUrl, urlFor } from './database-address';
 import { connectionProbe, primaryPoolOptions } from './primary-client';
-import { PrimaryLocator } from './primary-locator';
+import { PrimaryLocator, type LocatorLogger } from './primary-locator';
 
 /** The entities and migrations of the whole application (see src/schema.ts). */
 export interface SchemaDefinition {
@@ -30,10 +30,12 @@ const DEFAULT_TUNING: ConnectionTuning = {
 export function primaryLocatorFor(
   url: string,
   tuning: ConnectionTuning = DEFAULT_TUNING,
+  logger?: LocatorLogger,
 ): PrimaryLocator {
   const address = parseDatabaseUrl(url);
   return new PrimaryLocator(address, connectionProbe(address, tuning.connectTimeoutMs), {
     checkIntervalMs: tuning.primaryCheckIntervalMs,
+    logger,
   });
 }
 

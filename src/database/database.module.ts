@@ -2,6 +2,7 @@ import {
   DynamicModule,
   Inject,
   Injectable,
+  Logger,
   Module,
   OnApplicationShutdown,
   OnModuleInit,
@@ -44,7 +45,7 @@ export class DatabaseModule {
     schema: SchemaDefinition,
     tuning?: ConnectionTuning,
   ): DynamicModule {
-    const locator = primaryLocatorFor(url, tuning);
+    const locator = primaryLocatorFor(url, tuning, new Logger(PrimaryLocator.name));
     return {
       module: DatabaseModule,
       global: true,

@@ -7,7 +7,7 @@ import {
   type HostProbe,
   type ProbeResult,
 } from './primary-locator';
-import { SESSION_IS_WRITABLE } from './primary.sql';
+import { PREPARE_WRITE_SESSION, SESSION_IS_WRITABLE } from './primary.sql';
 
 /** The pg options every dueline connection is made with: the locator travels with them. */
 export interface PrimaryClientConfig extends ClientConfig {
@@ -58,7 +58,7 @@ export class PrimaryClient extends Client {
     this.once('end', untrack);
     let writable: boolean;
     try {
-      writable = (await this.query<{ writable: boolean }>(SESSION_IS_WRITABLE)).rows[0].writable;
+      writable = (await this.query<{ writable: boolean }>(PREPARE_WRITE_SESSION)).rows[0].writable;
     } catch (error) {
       this.locator.forget(host);
       await this.end().catch(() => undefined);

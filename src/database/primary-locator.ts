@@ -1,4 +1,3 @@
-import { Logger } from '@nestjs/common';
 import { describeHost, type DatabaseAddress, type HostPort } from './database-address';
 
 export type ProbeResult = 'writable' | 'read-only' | 'unreachable';
@@ -14,7 +13,21 @@ export interface TrackedConnection {
 export interface PrimaryLocatorOptions {
   /** How often the server in use is asked again whether it is still the writable one. */
   checkIntervalMs: number;
+  /** Where a change of primary is told (the app's logger; silent for a one-off migration). */
+  logger?: LocatorLogger;
 }
+
+export interface LocatorLogger {
+  log(message: object, context: string): void;
+  warn(message: object, context: string): void;
+  debug(message: object, context: string): void;
+}
+
+const SILENT: LocatorLogger = {
+  log: () => undefined,
+  warn: () => undefined,
+  debug: () => undefined,
+};
 
 /** No server of the URL takes writes now (all down, all standbys, or a failover under way). */
 export class NoWritableHostError extends Error {
@@ -59,7 +72,7 @@ export class PrimaryLostError extends Error {
  * locates the new primary.
  */
 export class PrimaryLocator {
-  private readonly logger = new Logger(PrimaryLocator.name);
+  private readonly logger: LocatorLogger;
   private current: HostPort | null = null;
   private locating: Promise<HostPort> | null = null;
   private readonly connections = new Map<string, Set<TrackedConnection>>();
@@ -72,7 +85,9 @@ export class PrimaryLocator {
     readonly address: DatabaseAddress,
     private readonly probe: HostProbe,
     private readonly options: PrimaryLocatorOptions,
-  ) {}
+  ) {
+    this.logger = options.logger ?? SILENT;
+  }
 
   /** The writable server: the one in use, or the first in URL order that takes writes now. */
   locate(): Promise<HostPort> {

@@ -307,6 +307,16 @@ async function checkPromises(input: {
     expect(rows[0].gaps).toBe(0);
   }
 
+  // Nothing was dispatched that is not recorded: every run a target received is in the ledger
+  // of the new primary, with the attempt that called it.
+  const deliveredIds = [...new Set(deliveries.map((d) => d.runId))];
+  const { rows: recorded } = await db.query<{ n: number }>(
+    `SELECT count(DISTINCT o.id)::int AS n FROM occurrences o JOIN attempts a ON a.run_id = o.id
+      WHERE o.id = ANY($1)`,
+    [deliveredIds],
+  );
+  expect(recorded[0].n).toBe(deliveredIds.length);
+
   // No logical occurrence has two runs (in the ledger, and as the target saw it).
   const { rows: doubled } = await db.query(
     `SELECT schedule_id, revision, scheduled_at FROM occurrences

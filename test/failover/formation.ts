@@ -5,6 +5,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
 } from 'node:fs';
@@ -212,23 +213,28 @@ export class Formation {
     );
   }
 
-  /** Sends a signal to a node's whole process group: its keeper, its postmaster, its backends. */
+  /**
+   * Sends a signal to every process of a node: its keeper, its postmaster and every backend and
+   * walsender (Postgres's children leave the postmaster's process group, so a group signal would
+   * miss the very connections we hold). They are frozen first, so none forks or is reparented
+   * while the signal goes out: SIGSTOP is the node cut off the network, SIGKILL the node gone.
+   */
   signal(node: FormationNode, signal: NodeJS.Signals): void {
     if (!node.process?.pid) throw new Error(`${node.name} is not running`);
-    process.kill(-node.process.pid, signal);
+    const root = node.process.pid;
+    if (signal !== 'SIGCONT') {
+      for (let round = 0; round < 3; round++) {
+        for (const pid of processTree(root)) sendSignal(pid, 'SIGSTOP');
+      }
+    }
+    if (signal !== 'SIGSTOP') for (const pid of processTree(root)) sendSignal(pid, signal);
   }
 
   async stop(): Promise<void> {
     for (const node of [...this.nodes, this.monitor]) {
       const child = node.process;
       if (!child?.pid || child.exitCode !== null || child.signalCode !== null) continue;
-      // A stopped node must be resumed before it can die of SIGKILL's cleanup.
-      try {
-        process.kill(-child.pid, 'SIGCONT');
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
+      for (const pid of processTree(child.pid)) sendSignal(pid, 'SIGKILL');
     }
     // A postmaster that left its group (none does today) still dies, by the pid it wrote.
     for (const node of [...this.nodes, this.monitor]) {
@@ -322,4 +328,36 @@ function postgresUser(): { uid: number; gid: number } {
   const [, , uid, gid] = line.split(':');
   cachedUser = { uid: Number(uid), gid: Number(gid) };
   return cachedUser;
+}
+
+/** A process and all its descendants, from /proc (pids of processes this test started). */
+function processTree(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // pid (comm) state ppid …: comm may hold spaces and parentheses, so read after the last ')'.
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  const tree: number[] = [];
+  const queue = [root];
+  while (queue.length > 0) {
+    const pid = queue.shift()!;
+    tree.push(pid);
+    queue.push(...(children.get(pid) ?? []));
+  }
+  return tree;
+}
+
+function sendSignal(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // already gone
+  }
 }
