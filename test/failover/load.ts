@@ -10,6 +10,10 @@ export interface CreateAnswer {
   scheduleId: string | null;
   runAt: string;
   sentAt: number;
+  /** How long the answer took (or the failure came). */
+  tookMs: number;
+  /** Why there was no answer. */
+  failure?: string;
 }
 
 /**
@@ -61,9 +65,13 @@ export class CreateLoad {
             scheduleId: res.status === 201 ? (body?.id ?? null) : null,
             runAt,
             sentAt,
+            tookMs: Date.now() - sentAt,
           };
-        } catch {
+        } catch (error) {
+          const e = error as Error & { cause?: { code?: string; message?: string } };
           answer = {
+            tookMs: Date.now() - sentAt,
+            failure: `${e.name}: ${e.message}${e.cause ? ` (${e.cause.code ?? e.cause.message})` : ''}`,
             key,
             status: 'no-answer',
             retryAfter: null,

@@ -51,6 +51,11 @@ export class Replica {
     return replica;
   }
 
+  /** How the process ended, if it did (a replica must survive the failover). */
+  exitStatus(): string | null {
+    return this.exitedWith;
+  }
+
   get url(): string {
     return `http://127.0.0.1:${this.port}`;
   }
