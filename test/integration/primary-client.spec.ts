@@ -1,8 +1,10 @@
 import { Client } from 'pg';
+import { createServer } from 'node:net';
 import {
   NoWritableHostError,
   PrimaryClient,
   primaryLocatorFor,
+  primarySocket,
   ReadOnlyServerError,
 } from '../../src/database';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
@@ -47,6 +49,30 @@ describe('PrimaryClient', () => {
     } finally {
       await admin.query(`ALTER DATABASE ${database.name} RESET synchronous_commit`);
     }
+  });
+
+  it('gives a client it cannot build (pg-boss LISTEN) a socket to the primary, whatever its URL says', async () => {
+    const probe = createServer();
+    await new Promise<void>((done) => probe.listen(0, '127.0.0.1', done));
+    const deadPort = (probe.address() as { port: number }).port;
+    await new Promise((done) => probe.close(done));
+    const real = new URL(database.url);
+    const auth = `${real.username}${real.password ? `:${real.password}` : ''}`;
+    const formation = `postgres://${auth}@127.0.0.1:${deadPort},${real.host}${real.pathname}`;
+    const locator = primaryLocatorFor(formation, {
+      connectTimeoutMs: 2000,
+      primaryCheckIntervalMs: 60_000,
+    });
+    // The URL names the dead host, as pg-boss's config does (its first host); the socket dials
+    // the located primary instead.
+    const client = new Client({
+      connectionString: `postgres://${auth}@127.0.0.1:${deadPort}${real.pathname}`,
+      stream: primarySocket(locator),
+    });
+    await client.connect();
+    const { rows } = await client.query('SELECT current_database() AS db');
+    expect(rows[0].db).toBe(database.name);
+    await client.end();
   });
 
   it('refuses a server that turned read-only after it was located', async () => {
