@@ -9,6 +9,7 @@ import { Admission1796080000000 } from './1796080000000-Admission';
 import { FairShare1796090000000 } from './1796090000000-FairShare';
 import { LoadProfile1796091000000 } from './1796091000000-LoadProfile';
 import { FlexibleWindows1796092000000 } from './1796092000000-FlexibleWindows';
+import { WaitingDeadlineIndex1796093000000 } from './1796093000000-WaitingDeadlineIndex';
 
 /** Every migration, oldest first. Each is reviewed SQL; TypeORM only runs them in order. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   FairShare1796090000000,
   LoadProfile1796091000000,
   FlexibleWindows1796092000000,
+  WaitingDeadlineIndex1796093000000,
 ];

@@ -24,6 +24,7 @@ import {
   LOCK_TENANT_PERMITS,
   LOCK_TENANTS_PERMITS,
   PARK_RUN,
+  SKIP_PAST_START_DEADLINE,
   SPEND_TOKENS,
   TENANT_ADMISSION,
   TENANT_BUDGETS,
@@ -171,23 +172,22 @@ export class AdmissionRepository {
     tenantId: string,
     limit: number,
     notHighLimit: number,
-  ): Promise<{ admitted: RunToPublish[]; skipped: number }> {
-    const rows = await this.sql.rows<{
-      id: string;
-      tenant_id: string;
-      priority: number | null;
-      admitted: boolean;
-    }>(ADMIT_WAITING, [tenantId, limit, notHighLimit], tx);
-    return {
-      admitted: rows
-        .filter((r) => r.admitted)
-        .map((r) => ({
-          runId: r.id,
-          tenantId: r.tenant_id,
-          priority: priorityOfRank(r.priority ?? 1),
-        })),
-      skipped: rows.filter((r) => !r.admitted).length,
-    };
+  ): Promise<RunToPublish[]> {
+    const rows = await this.sql.rows<{ id: string; tenant_id: string; priority: number }>(
+      ADMIT_WAITING,
+      [tenantId, limit, notHighLimit],
+      tx,
+    );
+    return rows.map((r) => ({
+      runId: r.id,
+      tenantId: r.tenant_id,
+      priority: priorityOfRank(r.priority),
+    }));
+  }
+
+  /** Waiting runs past their start deadline end SKIPPED (see SKIP_PAST_START_DEADLINE). */
+  async skipPastStartDeadline(limit: number): Promise<number> {
+    return (await this.sql.rows(SKIP_PAST_START_DEADLINE, [limit])).length;
   }
 
   async waitingSummary(): Promise<WaitingSummary> {

@@ -15,6 +15,9 @@ import {
 import type { Claim, ClaimOptions, ClaimRefusal, ClaimRequest, ClaimResult } from './claim';
 import { claimRefusal } from './claim-refusal';
 
+/** How often the admitter reports the waiting lists (their counts are a scan of them). */
+const WAITING_SUMMARY_INTERVAL_MS = 1000;
+
 /** A run about to be created, as admission marks it. */
 export interface NewRunToAdmit extends AdmissionCandidate {
   admitted?: boolean;
@@ -33,6 +36,7 @@ export class AdmissionService {
   private readonly random: () => number = Math.random;
   /** The last tenant the admitter's previous round reached, when it could not take them all. */
   private turn: string | null = null;
+  private summarisedAt = -Infinity;
 
   constructor(
     private readonly admission: AdmissionRepository,
@@ -152,27 +156,33 @@ export class AdmissionService {
     const { admission } = this.config;
     const tenants = await this.admission.tenantsWaiting(admission.tenantsPerRound, this.turn);
     this.turn = tenants.length < admission.tenantsPerRound ? null : (tenants.at(-1) ?? null);
+    const skipped = await this.admission.skipPastStartDeadline(admission.batchSize);
+    if (skipped > 0) this.lifecycle.emit({ kind: 'runs.deadline_skipped', count: skipped });
     const shares = await this.fleetShares(tenants);
     let admitted = 0;
     for (const tenantId of tenants) {
-      const round = await this.admission.transaction(async (tx) => {
+      admitted += await this.admission.transaction(async (tx) => {
         await this.admission.lockTenantsPermits(tx, [tenantId]);
-        const result = await this.admission.admitWaiting(
+        const runs = await this.admission.admitWaiting(
           tx,
           tenantId,
           admission.batchSize,
           shares?.get(tenantId) ?? admission.batchSize,
         );
-        await this.jobs.publish(tx, result.admitted);
-        return result;
+        await this.jobs.publish(tx, runs);
+        return runs.length;
       });
-      admitted += round.admitted.length;
-      if (round.skipped > 0) {
-        this.lifecycle.emit({ kind: 'runs.deadline_skipped', count: round.skipped });
-      }
     }
-    const waiting = await this.admission.waitingSummary();
-    this.lifecycle.emit({ kind: 'admission.waiting', ...waiting, admitted });
+    if (admitted > 0) this.lifecycle.emit({ kind: 'runs.admitted', count: admitted });
+    // The waiting lists' summary (a metric) counts every waiting run: once a second is enough.
+    const now = performance.now();
+    if (now - this.summarisedAt >= WAITING_SUMMARY_INTERVAL_MS) {
+      this.summarisedAt = now;
+      this.lifecycle.emit({
+        kind: 'admission.waiting',
+        ...(await this.admission.waitingSummary()),
+      });
+    }
     return admitted;
   }
 

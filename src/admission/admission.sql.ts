@@ -176,14 +176,32 @@ export const TENANTS_WAITING = `
   SELECT tenant_id FROM waiting WHERE tenant_id IS NOT NULL LIMIT $1`;
 
 /**
+ * Waiting runs past their start deadline, of any tenant, are SKIPPED (deadline_exceeded): they
+ * could never start now (neither the admitter nor a claim takes them). Found through the
+ * deadline index (occurrences_waiting_deadline_idx), so the cost is the late runs', never a scan
+ * of the waiting lists; at most $1 per call, SKIP LOCKED (a run a cancel holds is left for
+ * later). Returns the runs skipped.
+ */
+export const SKIP_PAST_START_DEADLINE = `
+  UPDATE occurrences o
+     SET state = 'SKIPPED', reason = 'deadline_exceeded', reason_detail = NULL,
+         finished_at = now(), updated_at = now()
+   WHERE o.id IN (SELECT w.id FROM occurrences w
+                   WHERE w.start_deadline < now() AND ${WAITING_FOR_BUDGET('w')}
+                   LIMIT $1
+                     FOR UPDATE SKIP LOCKED)
+  RETURNING o.id`;
+
+/**
  * The admitter, per tenant (after LOCK_TENANTS_PERMITS for it): the first waiting runs in
  * admission order, as many as the tenant has free permits and tokens (and at most $2), but of
  * `normal` and `low` runs at most $3 (its share of the fleet's room; `high` runs come first in
  * that order and need none), are admitted and spend their tokens; the caller publishes their
- * jobs in the same transaction. A waiting run already past its start deadline is not admitted
- * but SKIPPED (deadline_exceeded) in the same statement. SKIP LOCKED: a run a cancel holds is
- * left for the next round. $1 tenant, $2 at most this many, $3 at most this many not `high`.
- * Returns the admitted runs, and the skipped ones as not admitted.
+ * jobs in the same transaction. A run past its start deadline is never admitted (see
+ * SKIP_PAST_START_DEADLINE). SKIP LOCKED: a run a cancel holds is left for the next round.
+ * $1 tenant, $2 at most this many, $3 at most this many not `high`. Returns the admitted runs.
+ * Each round reads only what it admits (the index range in admission order), however long the
+ * tenant's waiting list is.
  */
 export const ADMIT_WAITING = `
   WITH budget AS (
@@ -193,12 +211,6 @@ export const ADMIT_WAITING = `
                                     WHERE h.tenant_id = $1 AND ${WAITING_FOR_BUDGET('h')}
                                       AND h.priority = 0)))::int AS n
       FROM tenants t WHERE t.id = $1
-  ), late AS (
-    UPDATE occurrences o
-       SET state = 'SKIPPED', reason = 'deadline_exceeded', reason_detail = NULL,
-           finished_at = now(), updated_at = now()
-     WHERE o.tenant_id = $1 AND ${WAITING_FOR_BUDGET('o')} AND o.start_deadline < now()
-    RETURNING o.id
   ), picked AS (
     SELECT o.id
       FROM occurrences o
@@ -215,9 +227,7 @@ export const ADMIT_WAITING = `
     RETURNING o.id, o.tenant_id, o.priority
   ), spent AS (${spendTokens('admitted')}
   )
-  SELECT id, tenant_id, priority, true AS admitted FROM admitted
-  UNION ALL
-  SELECT id, $1::uuid, NULL, false FROM late`;
+  SELECT id, tenant_id, priority FROM admitted`;
 
 /**
  * One tenant's admission, for its usage report: runs holding permits, and those waiting by

@@ -97,8 +97,7 @@ export async function waitForRun(ctx: CommandContext, from: Run, timeoutMs: numb
   for (;;) {
     const run = dataOf(await ctx.client.GET('/runs/{id}', { params: { path: { id } } }));
     if (run.state !== last) {
-      if (last !== null)
-        ctx.io.err(`run ${id}: ${run.state}${run.reason ? ` (${run.reason})` : ''}`);
+      ctx.io.err(`run ${id}: ${run.state}${run.reason ? ` (${run.reason})` : ''}`);
       last = run.state;
     }
     if (FINAL.includes(run.state)) return run;

@@ -1,3 +1,4 @@
+import { InvalidDatabaseUrlError, parseDatabaseUrl } from '../database';
 import { type AllowedHosts, parseAllowedHosts } from '../delivery';
 import { InvalidConfigError } from './invalid-config.error';
 
@@ -16,6 +17,10 @@ export interface ManagementConfig {
 export interface DatabaseConfig {
   /** Connections in this process's TypeORM pool. */
   poolSize: number;
+  /** Bound on opening a connection, and on asking a server whether it takes writes. */
+  connectTimeoutMs: number;
+  /** How often the server in use is asked whether it is still the writable one. */
+  primaryCheckIntervalMs: number;
 }
 
 export interface QueueConfig {
@@ -119,6 +124,8 @@ export interface AppConfig {
   logLevel: LogLevel;
   /** Upper bound on a graceful shutdown before the process gives up waiting for in-flight work. */
   shutdownTimeoutMs: number;
+  /** A request not answered within this gets a 503 with Retry-After (never an unbounded hang). */
+  requestTimeoutMs: number;
   management: ManagementConfig;
   database: DatabaseConfig;
   queue: QueueConfig;
@@ -139,8 +146,13 @@ const MIN_ADMIN_TOKEN_LENGTH = 16;
  */
 export function loadConfig(env: Env): AppConfig {
   const databaseUrl = optional(env, 'DATABASE_URL');
-  if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw new InvalidConfigError('DATABASE_URL', 'must be a postgres:// or postgresql:// URL');
+  if (databaseUrl !== null) {
+    try {
+      parseDatabaseUrl(databaseUrl);
+    } catch (error) {
+      if (!(error instanceof InvalidDatabaseUrlError)) throw error;
+      throw new InvalidConfigError('DATABASE_URL', error.message);
+    }
   }
   const adminToken = optional(env, 'ADMIN_TOKEN');
   if (adminToken !== null && adminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
@@ -193,11 +205,16 @@ export function loadConfig(env: Env): AppConfig {
     targetAllowedHosts: allowedHosts(env),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 15000, 0, 600000),
+    requestTimeoutMs: int('REQUEST_TIMEOUT_MS', 10_000, 100, 600_000),
     management: {
       ratePerSecond: int('MANAGEMENT_RATE_PER_SECOND', 20, 1, 100000),
       burst: int('MANAGEMENT_BURST', 100, 1, 100000),
     },
-    database: { poolSize: int('DATABASE_POOL_SIZE', 20, 2, 1000) },
+    database: {
+      poolSize: int('DATABASE_POOL_SIZE', 20, 2, 1000),
+      connectTimeoutMs: int('DATABASE_CONNECT_TIMEOUT_MS', 5_000, 100, 120_000),
+      primaryCheckIntervalMs: int('DATABASE_PRIMARY_CHECK_INTERVAL_MS', 1_000, 100, 60_000),
+    },
     queue: {
       poolSize: int('QUEUE_POOL_SIZE', 10, 2, 1000),
       jobRetryLimit: int('QUEUE_JOB_RETRY_LIMIT', 2, 0, 100),

@@ -75,6 +75,37 @@ export class LoadWindow {
     private readonly instants: number[],
   ) {}
 
+  /** The window from a tenant's counters (see LOAD_WINDOW): each minute's sum. */
+  static of(
+    start: Date,
+    allowedPerMinute: number,
+    profile: {
+      recurring: ReadonlyArray<{ period: 'minute' | 'hour' | 'day'; slot: number; runs: number }>;
+      instants: ReadonlyArray<{ minute: Date; runs: number }>;
+    },
+  ): LoadWindow {
+    const every = profile.recurring
+      .filter((r) => r.period === 'minute')
+      .reduce((sum, r) => sum + r.runs, 0);
+    const hour = new Array<number>(60).fill(0);
+    const day = new Array<number>(MINUTES_PER_DAY).fill(0);
+    for (const r of profile.recurring) {
+      if (r.period === 'hour') hour[r.slot] += r.runs;
+      else if (r.period === 'day') day[r.slot] += r.runs;
+    }
+    const first = minuteOfDay(start);
+    const recurring = Array.from({ length: MINUTES_PER_DAY }, (_, i) => {
+      const m = (first + i) % MINUTES_PER_DAY;
+      return every + hour[m % 60] + day[m];
+    });
+    const instants = new Array<number>(MINUTES_PER_DAY).fill(0);
+    for (const { minute, runs } of profile.instants) {
+      const i = Math.floor((minute.getTime() - start.getTime()) / MINUTE_MS);
+      if (i >= 0 && i < MINUTES_PER_DAY) instants[i] += runs;
+    }
+    return new LoadWindow(start, allowedPerMinute, recurring, instants);
+  }
+
   /** One-time runs already projected in a minute beyond the window. */
   knowLater(minute: string, runs: number): void {
     this.later.set(minute, runs);

@@ -25,18 +25,22 @@ export class LoadProfileRepository {
   }
 
   async window(tenantId: string, tx?: Tx): Promise<LoadWindow> {
-    const [row] = await this.sql.rows<{
-      start: Date;
-      allowed: number | null;
-      recurring: number[];
-      instants: number[];
+    const rows = await this.sql.rows<{
+      kind: 'start' | 'recurring' | 'instant';
+      period: 'minute' | 'hour' | 'day' | null;
+      slot: number | null;
+      minute: Date | null;
+      runs: number | null;
     }>(LOAD_WINDOW, [tenantId], tx);
-    return new LoadWindow(
-      row.start,
-      row.allowed ?? 0,
-      row.recurring.map(Number),
-      row.instants.map(Number),
-    );
+    const start = rows.find((r) => r.kind === 'start')!;
+    return LoadWindow.of(start.minute!, start.runs ?? 0, {
+      recurring: rows
+        .filter((r) => r.kind === 'recurring')
+        .map((r) => ({ period: r.period!, slot: r.slot!, runs: r.runs! })),
+      instants: rows
+        .filter((r) => r.kind === 'instant')
+        .map((r) => ({ minute: r.minute!, runs: r.runs! })),
+    });
   }
 
   /** One-time runs projected in each of `minutes` (ISO minute starts). */

@@ -13,34 +13,24 @@ export const LOCK_LOAD_PROFILE = `
   SELECT pg_advisory_xact_lock(hashtextextended('dueline.load-profile:' || $1::text, 0))`;
 
 /**
- * The tenant's projected runs in each UTC minute of the next 24 hours, from the minute that
- * has begun: the recurring ones (every-minute + minute-of-hour + minute-of-day counters) and the
- * one-time ones, apart, and what the tenant's dispatchRatePerSecond allows in a minute. One row:
- * `start`, `allowed` and two arrays of 1,440 counts. $1 tenant.
+ * What the tenant's projection over the next 24 hours is made of: the window's first minute
+ * (the one that has begun) with what the tenant's dispatchRatePerSecond allows in a minute, its
+ * recurring counters (at most 1,501 rows) and its one-time runs in the window; the caller adds
+ * them up per minute. Rows of `kind` start | recurring | instant. $1 tenant.
  */
 export const LOAD_WINDOW = `
-  WITH bounds AS (SELECT date_trunc('minute', now()) AS start),
-  minutes AS (
-    SELECT i, b.start + make_interval(mins => i) AS m,
-           extract(minute FROM (b.start + make_interval(mins => i)) AT TIME ZONE 'UTC')::int AS moh,
-           (extract(hour FROM (b.start + make_interval(mins => i)) AT TIME ZONE 'UTC') * 60
-            + extract(minute FROM (b.start + make_interval(mins => i)) AT TIME ZONE 'UTC'))::int
-             AS mday
-      FROM bounds b, generate_series(0, 1439) AS i
-  ),
-  every_minute AS (
-    SELECT coalesce(sum(runs), 0)::int AS runs
-      FROM tenant_load_profile WHERE tenant_id = $1 AND period = 'minute'
-  )
-  SELECT (SELECT start FROM bounds) AS start,
-         (SELECT t.dispatch_rate_per_second * 60 FROM tenants t WHERE t.id = $1)::int AS allowed,
-         array_agg((SELECT runs FROM every_minute) + coalesce(h.runs, 0) + coalesce(d.runs, 0)
-                   ORDER BY mi.i) AS recurring,
-         array_agg(coalesce(x.runs, 0) ORDER BY mi.i) AS instants
-    FROM minutes mi
-    LEFT JOIN tenant_load_profile h ON h.tenant_id = $1 AND h.period = 'hour' AND h.slot = mi.moh
-    LEFT JOIN tenant_load_profile d ON d.tenant_id = $1 AND d.period = 'day' AND d.slot = mi.mday
-    LEFT JOIN tenant_load_instants x ON x.tenant_id = $1 AND x.minute = mi.m`;
+  SELECT 'start' AS kind, NULL::text AS period, NULL::int AS slot,
+         date_trunc('minute', now()) AS minute,
+         (SELECT t.dispatch_rate_per_second * 60 FROM tenants t WHERE t.id = $1)::int AS runs
+  UNION ALL
+  SELECT 'recurring', p.period, p.slot, NULL, p.runs
+    FROM tenant_load_profile p WHERE p.tenant_id = $1 AND p.runs > 0
+  UNION ALL
+  SELECT 'instant', NULL, NULL, x.minute, x.runs
+    FROM tenant_load_instants x
+   WHERE x.tenant_id = $1 AND x.runs > 0
+     AND x.minute >= date_trunc('minute', now())
+     AND x.minute < date_trunc('minute', now()) + interval '1440 minutes'`;
 
 /** The contributions stored for schedules $1 (of tenant $2), locked until the transaction ends. */
 export const LOCK_SCHEDULE_LOADS = `

@@ -41,10 +41,11 @@ export type LifecycleEvent =
   | { kind: 'clock.skew'; seconds: number }
   | { kind: 'due.oldest_age'; seconds: number }
   | { kind: 'outbox.repaired'; republished: number }
-  /** An admitter round: runs it admitted, and what still waits for admission. */
+  /** Runs an admitter round took from the waiting lists. */
+  | { kind: 'runs.admitted'; count: number }
+  /** What waits for admission (reported about once a second). */
   | {
       kind: 'admission.waiting';
-      admitted: number;
       runs: Partial<Record<AdmissionWait, number>>;
       oldestSeconds: number;
     }

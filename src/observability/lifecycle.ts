@@ -92,8 +92,10 @@ export class Lifecycle {
       case 'outbox.age':
         m.outboxAge.set(event.seconds);
         return;
+      case 'runs.admitted':
+        m.admittedFromWaiting.inc(event.count);
+        return;
       case 'admission.waiting':
-        if (event.admitted > 0) m.admittedFromWaiting.inc(event.admitted);
         for (const reason of ADMISSION_WAITS) {
           m.waitingRuns.set({ reason }, event.runs[reason] ?? 0);
         }

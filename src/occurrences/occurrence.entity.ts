@@ -37,6 +37,9 @@ import { TenantEntity } from '../tenants/tenant.entity';
 @Index('occurrences_waiting_admission_idx', ['tenantId', 'priority', 'scheduledAt', 'id'], {
   where: `state = 'QUEUED' AND admitted_at IS NULL AND reason IN ('throttled_concurrency', 'throttled_rate', 'throttled_fleet')`,
 })
+@Index('occurrences_waiting_deadline_idx', ['startDeadline'], {
+  where: `state = 'QUEUED' AND admitted_at IS NULL AND start_deadline IS NOT NULL`,
+})
 @Index('occurrences_admitted_by_tenant_idx', ['tenantId'], {
   where: `state = 'QUEUED' AND admitted_at IS NOT NULL`,
 })

@@ -3,6 +3,7 @@ import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from 
 import { PgBoss } from 'pg-boss';
 import { APP_CONFIG, type AppConfig } from '../config';
 import { errorSummary } from '../common';
+import { PrimaryLocator, primaryPoolOptions, primarySocket, urlFor } from '../database';
 import { PGBOSS_SCHEMA, RUN_QUEUES } from './queue.constants';
 
 /**
@@ -15,9 +16,19 @@ export class PgBossService implements OnModuleInit, OnApplicationShutdown {
   readonly boss: PgBoss;
   private started = false;
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(PrimaryLocator) locator: PrimaryLocator,
+  ) {
+    // The credentials and parameters of the URL; the server is the locator's primary: its
+    // pool's connections are PrimaryClients and its LISTEN client dials a primarySocket.
+    const toPrimary = {
+      ...primaryPoolOptions(locator, config.database.connectTimeoutMs),
+      stream: primarySocket(locator),
+    };
     this.boss = new PgBoss({
-      connectionString: config.databaseUrl ?? undefined,
+      connectionString: urlFor(locator.address, locator.address.hosts[0]),
+      ...toPrimary,
       schema: PGBOSS_SCHEMA,
       application_name: 'dueline-queue',
       max: config.queue.poolSize,

@@ -13,7 +13,8 @@ export type DomainErrorCode =
   | 'quota_exceeded'
   | 'load_exceeded'
   | 'rate_limited'
-  | 'payload_too_large';
+  | 'payload_too_large'
+  | 'unavailable';
 
 export interface FieldError {
   field: string;
@@ -113,4 +114,19 @@ export class RateLimitedError extends DomainError {
 
 export class PayloadTooLargeError extends DomainError {
   readonly code = 'payload_too_large';
+}
+
+/**
+ * The database could not be reached in time (no primary during a failover, a server that does
+ * not answer). The request may or may not have taken effect: retry it (with its Idempotency-Key
+ * for a create) after `retryAfterSeconds`.
+ */
+export class ServiceUnavailableError extends DomainError {
+  readonly code = 'unavailable';
+  constructor(
+    detail: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(detail);
+  }
 }

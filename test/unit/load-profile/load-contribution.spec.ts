@@ -93,4 +93,20 @@ describe('LoadWindow', () => {
       { minute: new Date('2027-01-15T10:05:00Z'), runs: 3 },
     ]);
   });
+
+  it('adds up the counters per minute of the window (LoadWindow.of)', () => {
+    const w = LoadWindow.of(start, 100, {
+      recurring: [
+        { period: 'minute', slot: 0, runs: 1 },
+        { period: 'hour', slot: 0, runs: 2 },
+        { period: 'day', slot: 601, runs: 4 },
+      ],
+      instants: [{ minute: new Date('2027-01-15T10:01:00Z'), runs: 8 }],
+    });
+    expect(w.busiest(3)).toEqual([
+      { minute: new Date('2027-01-15T10:01:00Z'), runs: 13 },
+      { minute: new Date('2027-01-15T10:00:00Z'), runs: 3 },
+      { minute: new Date('2027-01-15T11:00:00Z'), runs: 3 },
+    ]);
+  });
 });
