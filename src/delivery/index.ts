@@ -18,3 +18,10 @@ export {
   type TargetResponse,
 } from './target-invoker';
 export { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifySignature } from './target-signature';
+export {
+  generateStandardSecret,
+  standardSecretProblem,
+  WEBHOOK_ID_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+  WEBHOOK_TIMESTAMP_HEADER,
+} from './standard-webhooks';

@@ -6,6 +6,12 @@ import { performance } from 'node:perf_hooks';
 import { StringDecoder } from 'node:string_decoder';
 import { TLSSocket, rootCertificates } from 'node:tls';
 import { type AllowedHosts, checkResolvedAddress, checkTargetUrl } from './address-policy';
+import {
+  WEBHOOK_ID_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+  WEBHOOK_TIMESTAMP_HEADER,
+  webhookSignatureValue,
+} from './standard-webhooks';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, signatureHeaderValue } from './target-signature';
 
 export interface TargetRequest {
@@ -16,7 +22,11 @@ export interface TargetRequest {
   timeoutMs: number;
   /** Serialised with JSON.stringify and sent for every method. */
   body: object;
-  signingSecret?: string | null;
+  /**
+   * The target's active signing secrets, newest first (two while a rotation overlaps): each
+   * signs the call, in the Standard Webhooks headers and in X-Dueline-Signature.
+   */
+  signingSecrets?: readonly string[] | null;
   /** Sent as Idempotency-Key; callers pass the run id so every attempt of a run shares it. */
   idempotencyKey: string;
   runId: string;
@@ -123,8 +133,13 @@ const DROPPED_USER_HEADERS = new Set([
 
 function isReservedUserHeader(name: string): boolean {
   const lower = name.toLowerCase();
-  // Everything under X-Dueline- is ours, so a receiver can trust those values came from us.
-  return DROPPED_USER_HEADERS.has(lower) || lower.startsWith('x-dueline-');
+  // Everything under X-Dueline- and webhook- is ours, so a receiver can trust those values came
+  // from us; the credential and trace headers are ours to set too.
+  return (
+    DROPPED_USER_HEADERS.has(lower) ||
+    lower.startsWith('x-dueline-') ||
+    lower.startsWith('webhook-')
+  );
 }
 
 /** The exact headers sent for `request` with the serialised `body`. */
@@ -150,10 +165,22 @@ export function buildRequestHeaders(
   headers[ATTEMPT_HEADER] = String(request.attempt);
   headers[FENCING_TOKEN_HEADER] = String(request.fencingToken);
   headers[SCHEDULED_AT_HEADER] = request.scheduledAt;
-  if (request.signingSecret) {
-    const timestamp = String(Math.floor(nowMs / 1000));
+  const timestamp = String(Math.floor(nowMs / 1000));
+  // webhook-id is the run id: stable across attempts, so a receiver deduplicates retries on it.
+  headers[WEBHOOK_ID_HEADER] = request.runId;
+  headers[WEBHOOK_TIMESTAMP_HEADER] = timestamp;
+  const secrets = request.signingSecrets ?? [];
+  if (secrets.length > 0) {
+    headers[WEBHOOK_SIGNATURE_HEADER] = webhookSignatureValue(
+      secrets,
+      request.runId,
+      timestamp,
+      body,
+    );
     headers[TIMESTAMP_HEADER] = timestamp;
-    headers[SIGNATURE_HEADER] = signatureHeaderValue(request.signingSecret, timestamp, body);
+    headers[SIGNATURE_HEADER] = secrets
+      .map((secret) => signatureHeaderValue(secret, timestamp, body))
+      .join(',');
   }
   return headers;
 }

@@ -3,6 +3,8 @@ export {
   TARGET_LIMITS,
   TARGET_METHODS,
   type DispatchTarget,
+  type RotatedSecret,
+  type SecretRotation,
   type Target,
   type TargetInput,
   type TargetKind,

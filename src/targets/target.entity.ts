@@ -28,6 +28,15 @@ import { TenantEntity } from '../tenants/tenant.entity';
 @Check('targets_method_check', `method IN ('GET', 'POST', 'PUT', 'PATCH', 'DELETE')`)
 @Check('targets_timeout_ms_check', `timeout_ms BETWEEN 1000 AND 60000`)
 @Check('targets_headers_check', `jsonb_typeof(headers) = 'object'`)
+// A rotated-out secret signs only for the overlap its rotation chose: it never lingers undated.
+@Check(
+  'targets_previous_secret_check',
+  `(previous_signing_secret IS NULL) = (previous_signing_secret_expires_at IS NULL)`,
+)
+// The relay drops rotated-out secrets once their overlap ends.
+@Index('targets_previous_secret_expiry_idx', ['previousSigningSecretExpiresAt'], {
+  where: '(previous_signing_secret_expires_at IS NOT NULL)',
+})
 export class TargetEntity {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'targets_pkey' })
   id: string;
@@ -67,6 +76,13 @@ export class TargetEntity {
    */
   @Column({ name: 'signing_secret', type: 'text', nullable: true })
   signingSecret: string | null;
+
+  /** The secret a rotation replaced: it keeps signing beside the new one until it expires. */
+  @Column({ name: 'previous_signing_secret', type: 'text', nullable: true })
+  previousSigningSecret: string | null;
+
+  @Column({ name: 'previous_signing_secret_expires_at', type: 'timestamptz', nullable: true })
+  previousSigningSecretExpiresAt: Date | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;

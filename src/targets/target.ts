@@ -12,6 +12,9 @@ export const TARGET_LIMITS = {
   defaultTimeoutMs: 10_000,
   minSecretLength: 16,
   maxSecretLength: 256,
+  /** How long a rotated-out secret keeps signing: default one day, at most 30. */
+  defaultSecretOverlapSeconds: 86_400,
+  maxSecretOverlapSeconds: 30 * 86_400,
 } as const;
 
 export interface Target {
@@ -26,13 +29,29 @@ export interface Target {
   /** The target honours Idempotency-Key, so an attempt with an unknown outcome may be retried. */
   deduplicates: boolean;
   hasSigningSecret: boolean;
+  /** Until when the secret a rotation replaced keeps signing; null without one. */
+  previousSecretExpiresAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
 
-/** The worker's view: the only shape that carries the signing secret. */
+/** The worker's view: the only shape that carries the signing secrets. */
 export interface DispatchTarget extends Target {
-  signingSecret: string | null;
+  /** Newest first: the current secret, then a rotated-out one still in its overlap. */
+  signingSecrets: string[];
+}
+
+/** POST /targets/{id}/secrets/rotate: the new secret (generated when absent) and the overlap. */
+export interface SecretRotation {
+  signingSecret?: string;
+  /** How long the replaced secret keeps signing beside the new one; 0 drops it at once. */
+  overlapSeconds?: number;
+}
+
+export interface RotatedSecret {
+  target: Target;
+  /** Only when dueline generated the secret: shown this once, never again. */
+  generatedSecret: string | null;
 }
 
 export interface TargetInput {

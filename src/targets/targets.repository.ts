@@ -5,10 +5,12 @@ import { TargetEntity } from './target.entity';
 import type { DispatchTarget, Target, TargetKind, TargetMethod } from './target';
 import {
   COUNT_SCHEDULES_USING_TARGET,
+  DROP_EXPIRED_PREVIOUS_SECRETS,
   LIST_TARGETS_AFTER,
   LIST_TARGETS_FIRST_PAGE,
   LOCK_TARGET_FOR_DELETE,
   LOCK_USABLE_TARGETS,
+  ROTATE_SIGNING_SECRET,
   SELECT_TARGET,
   SELECT_TARGETS_FOR_DISPATCH,
   SOFT_DELETE_UNUSED_TARGET,
@@ -25,6 +27,8 @@ export interface TargetValues {
   timeoutMs: number;
   deduplicates: boolean;
   signingSecret: string | null;
+  previousSigningSecret?: null;
+  previousSigningSecretExpiresAt?: null;
 }
 
 export type WriteOutcome = { kind: 'ok'; target: Target } | { kind: 'duplicate_name' };
@@ -43,6 +47,7 @@ interface TargetRow {
   timeout_ms: number;
   deduplicates: boolean;
   has_signing_secret: boolean;
+  previous_signing_secret_expires_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -93,11 +98,36 @@ export class TargetsRepository {
   }
 
   async findManyForDispatch(tenantId: string, ids: readonly string[]): Promise<DispatchTarget[]> {
-    const rows = await this.sql.rows<TargetRow & { signing_secret: string | null }>(
-      SELECT_TARGETS_FOR_DISPATCH,
-      [tenantId, ids],
-    );
-    return rows.map((row) => ({ ...toTarget(row), signingSecret: row.signing_secret }));
+    const rows = await this.sql.rows<
+      TargetRow & { signing_secret: string | null; previous_signing_secret: string | null }
+    >(SELECT_TARGETS_FOR_DISPATCH, [tenantId, ids]);
+    return rows.map((row) => ({
+      ...toTarget(row),
+      signingSecrets: [row.signing_secret, row.previous_signing_secret].filter(
+        (secret): secret is string => secret !== null,
+      ),
+    }));
+  }
+
+  /** Null when the target does not exist for this tenant (see ROTATE_SIGNING_SECRET). */
+  async rotateSigningSecret(
+    tenantId: string,
+    id: string,
+    secret: string,
+    overlapSeconds: number,
+  ): Promise<Target | null> {
+    const rows = await this.sql.rows<TargetRow>(ROTATE_SIGNING_SECRET, [
+      tenantId,
+      id,
+      secret,
+      overlapSeconds,
+    ]);
+    return rows[0] ? toTarget(rows[0]) : null;
+  }
+
+  /** See DROP_EXPIRED_PREVIOUS_SECRETS; returns how many targets lost their old secret. */
+  dropExpiredPreviousSecrets(limit: number): Promise<number> {
+    return this.sql.affected(DROP_EXPIRED_PREVIOUS_SECRETS, [limit]);
   }
 
   /** Up to `limit` targets after the target `afterId`, oldest first. */
@@ -160,6 +190,7 @@ function toTarget(row: TargetRow): Target {
     timeoutMs: row.timeout_ms,
     deduplicates: row.deduplicates,
     hasSigningSecret: row.has_signing_secret,
+    previousSecretExpiresAt: row.previous_signing_secret_expires_at,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -9,10 +9,12 @@ import {
 } from '../common';
 import { APP_CONFIG, type AppConfig } from '../config';
 import type { Tx } from '../database';
-import { checkTargetUrl } from '../delivery';
+import { checkTargetUrl, generateStandardSecret, standardSecretProblem } from '../delivery';
 import { targetHeaderProblems } from './target-headers';
 import {
   DispatchTarget,
+  RotatedSecret,
+  SecretRotation,
   Target,
   TARGET_LIMITS,
   TargetInput,
@@ -37,7 +39,7 @@ export class TargetsService {
       headers: checkedHeaders(input.headers ?? {}),
       timeoutMs: input.timeoutMs ?? TARGET_LIMITS.defaultTimeoutMs,
       deduplicates: input.deduplicates ?? false,
-      signingSecret: input.signingSecret ?? null,
+      signingSecret: checkedSecret(input.signingSecret ?? null),
     };
     return unwrap(await this.targets.insert(tenantId, values), values.name);
   }
@@ -69,11 +71,47 @@ export class TargetsService {
     if (patch.headers !== undefined) changes.headers = checkedHeaders(patch.headers);
     if (patch.timeoutMs !== undefined) changes.timeoutMs = patch.timeoutMs;
     if (patch.deduplicates !== undefined) changes.deduplicates = patch.deduplicates;
-    if (patch.signingSecret !== undefined) changes.signingSecret = patch.signingSecret;
+    if (patch.signingSecret !== undefined) {
+      // A PATCH replaces the secret at once (and ends any rotation); rotate() overlaps them.
+      changes.signingSecret = checkedSecret(patch.signingSecret);
+      changes.previousSigningSecret = null;
+      changes.previousSigningSecretExpiresAt = null;
+    }
     if (Object.keys(changes).length === 0) return this.get(tenantId, id);
     const outcome = await this.targets.update(tenantId, id, changes);
     if (!outcome) throw notFound(id);
     return unwrap(outcome, changes.name ?? '');
+  }
+
+  /**
+   * A new signing secret (the caller's, or one generated and returned once); the one it replaces
+   * keeps signing beside it for `overlapSeconds`, then is dropped. At most two are ever active.
+   */
+  async rotateSecret(
+    tenantId: string,
+    id: string,
+    rotation: SecretRotation,
+  ): Promise<RotatedSecret> {
+    if (!isUuid(id)) throw notFound(id);
+    const overlap = rotation.overlapSeconds ?? TARGET_LIMITS.defaultSecretOverlapSeconds;
+    if (
+      !Number.isInteger(overlap) ||
+      overlap < 0 ||
+      overlap > TARGET_LIMITS.maxSecretOverlapSeconds
+    ) {
+      const message = `overlapSeconds must be an integer from 0 to ${TARGET_LIMITS.maxSecretOverlapSeconds}`;
+      throw new ValidationError(message, [{ field: 'overlapSeconds', message }]);
+    }
+    const generatedSecret = rotation.signingSecret === undefined ? generateStandardSecret() : null;
+    const secret = checkedSecret(rotation.signingSecret ?? generatedSecret);
+    const target = await this.targets.rotateSigningSecret(tenantId, id, secret!, overlap);
+    if (!target) throw notFound(id);
+    return { target, generatedSecret };
+  }
+
+  /** Forgets rotated-out secrets past their overlap (the relay calls this every round). */
+  dropExpiredSecrets(limit: number): Promise<number> {
+    return this.targets.dropExpiredPreviousSecrets(limit);
   }
 
   /** Soft delete; refused while active or paused schedules use the target. */
@@ -153,6 +191,18 @@ export class TargetsService {
     }
     return normalised.url.href;
   }
+}
+
+/** A secret must be in the Standard Webhooks form; the problem never repeats it. */
+function checkedSecret(secret: string | null): string | null {
+  if (secret === null) return null;
+  const problem = standardSecretProblem(secret);
+  if (problem) {
+    throw new ValidationError(`signingSecret ${problem}`, [
+      { field: 'signingSecret', message: `signingSecret ${problem}` },
+    ]);
+  }
+  return secret;
 }
 
 function checkedHeaders(headers: Record<string, string>): Record<string, string> {

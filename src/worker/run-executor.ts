@@ -227,7 +227,7 @@ export class RunExecutor {
           fencingToken: claim.fencingToken,
           payload: claim.payload,
         },
-        signingSecret: target.signingSecret,
+        signingSecrets: target.signingSecrets,
         idempotencyKey: claim.runId,
         runId: claim.runId,
         attempt: claim.attempt,

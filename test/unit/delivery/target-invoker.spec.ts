@@ -103,7 +103,7 @@ function makeRequest(url: string, overrides: Partial<TargetRequest> = {}): Targe
     headers: {},
     timeoutMs: 2000,
     body: { job: 'nightly-report', payload: { n: 1, s: 'ünïcode' } },
-    signingSecret: null,
+    signingSecrets: null,
     idempotencyKey: 'run_123',
     runId: 'run_123',
     attempt: 2,
@@ -126,7 +126,7 @@ describe('invokeTarget: successful calls', () => {
     });
     const secret = 's3cr3t';
     const request = makeRequest(`${server.url}/hooks/run?tenant=t1`, {
-      signingSecret: secret,
+      signingSecrets: [secret],
       headers: { 'X-Tenant-Header': 'kept', Authorization: 'Bearer tenant-token' },
     });
 
@@ -176,6 +176,34 @@ describe('invokeTarget: successful calls', () => {
     expect(result).toMatchObject({ kind: 'response', status: 204, bodySnippet: '' });
     expect(server.received[0].headers['x-dueline-signature']).toBeUndefined();
     expect(server.received[0].headers['x-dueline-timestamp']).toBeUndefined();
+    expect(server.received[0].headers['webhook-signature']).toBeUndefined();
+    // The id and timestamp still go: a receiver deduplicates on webhook-id either way.
+    expect(server.received[0].headers['webhook-id']).toBe('run_123');
+  });
+
+  it('signs with every active secret, Standard Webhooks and X-Dueline alike, newest first', async () => {
+    const server = await startServer((_req, res) => res.writeHead(204).end());
+    const current = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+    const previous = `whsec_${Buffer.alloc(24, 9).toString('base64')}`;
+    await invokeTarget(
+      makeRequest(server.url, {
+        signingSecrets: [current, previous],
+        headers: { 'webhook-signature': 'v1,forged', 'Webhook-Id': 'evil' },
+      }),
+      { allowed: allowLoopback, now: () => NOW },
+    );
+    const [got] = server.received;
+    const timestamp = String(Math.floor(NOW / 1000));
+    expect(got.headers['webhook-id']).toBe('run_123');
+    expect(got.headers['webhook-timestamp']).toBe(timestamp);
+    const mac = (key: Buffer) =>
+      createHmac('sha256', key).update(`run_123.${timestamp}.${got.body}`).digest('base64');
+    expect(got.headers['webhook-signature']).toBe(
+      `v1,${mac(Buffer.alloc(32, 7))} v1,${mac(Buffer.alloc(24, 9))}`,
+    );
+    const hex = (secret: string) =>
+      createHmac('sha256', secret).update(`${timestamp}.${got.body}`).digest('hex');
+    expect(got.headers['x-dueline-signature']).toBe(`v1=${hex(current)},v1=${hex(previous)}`);
   });
 
   it('does not let registration headers override ours or hop-by-hop headers', async () => {

@@ -122,7 +122,7 @@ describe('target header rules', () => {
       headers: Object.fromEntries(candidates.map((name) => [name, marker])),
       timeoutMs: 1000,
       body: {},
-      signingSecret: 'a-signing-secret-of-some-length',
+      signingSecrets: ['a-signing-secret-of-some-length'],
       idempotencyKey: 'run-1',
       runId: 'run-1',
       attempt: 1,
