@@ -7,6 +7,8 @@ import { RunReasons1796060000000 } from './1796060000000-RunReasons';
 import { ScheduleQuota1796070000000 } from './1796070000000-ScheduleQuota';
 import { Admission1796080000000 } from './1796080000000-Admission';
 import { SigningSecretRotation1796200000000 } from './1796200000000-SigningSecretRotation';
+import { EncryptSecretsAtRest1796210000000 } from './1796210000000-EncryptSecretsAtRest';
+import type { SecretKeyring } from '../src/secrets';
 
 /** Every migration, oldest first. Each is reviewed SQL; TypeORM only runs them in order. */
 export const MIGRATIONS = [
@@ -19,4 +21,16 @@ export const MIGRATIONS = [
   ScheduleQuota1796070000000,
   Admission1796080000000,
   SigningSecretRotation1796200000000,
+  EncryptSecretsAtRest1796210000000,
 ];
+
+/** MIGRATIONS with the keyring that the data migrations seal secrets under. */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- TypeORM takes migration classes
+export function migrationsWith(keyring: SecretKeyring | null): Function[] {
+  if (!keyring) return MIGRATIONS;
+  return MIGRATIONS.map((migration) =>
+    migration === EncryptSecretsAtRest1796210000000
+      ? EncryptSecretsAtRest1796210000000.withKeyring(keyring)
+      : migration,
+  );
+}

@@ -7,6 +7,7 @@ import { createApp } from './app.factory';
 import { AppConfig, loadConfig, InvalidConfigError } from './config';
 import { EmbeddedPostgresHandle, startEmbeddedPostgres } from './embedded-postgres';
 import { migrateDatabase } from './schema';
+import { parseKeyring, readOrCreateKeyFile } from './secrets';
 
 /**
  * Boot order: validate config, start the embedded Postgres when no DATABASE_URL is given,
@@ -27,9 +28,11 @@ async function main(): Promise<void> {
       ...config,
       databaseUrl: embedded.url,
       adminToken: config.adminToken ?? (await readOrCreateAdminToken(config.dataDir)),
+      secretsKeyring:
+        config.secretsKeyring ?? parseKeyring(await readOrCreateKeyFile(config.dataDir)),
     };
   }
-  const migrations = await migrateDatabase(resolved.databaseUrl!);
+  const migrations = await migrateDatabase(resolved.databaseUrl!, resolved.secretsKeyring!);
   const app = await createApp(resolved);
   await app.listen(resolved.port, '0.0.0.0');
   const url = (await app.getUrl()).replace('[::1]', 'localhost').replace('0.0.0.0', 'localhost');

@@ -1,4 +1,5 @@
 import { type AllowedHosts, parseAllowedHosts } from '../delivery';
+import { parseKeyring, type SecretKeyring } from '../secrets';
 import { InvalidConfigError } from './invalid-config.error';
 
 export const ROLE_NAMES = ['api', 'poller', 'relay', 'worker'] as const;
@@ -103,6 +104,11 @@ export interface AppConfig {
   roles: ReadonlySet<RoleName>;
   /** Unset with DATABASE_URL is an error; in embedded mode one is generated and kept in dataDir. */
   adminToken: string | null;
+  /**
+   * The keys secrets at rest are sealed with (SECRETS_KEY, the current one first). Unset with
+   * DATABASE_URL is an error; in embedded mode one is generated and kept in dataDir.
+   */
+  secretsKeyring: SecretKeyring | null;
   /** Loopback, private or link-local hosts that targets may use anyway (TARGET_ALLOWED_HOSTS). */
   targetAllowedHosts: AllowedHosts;
   logLevel: LogLevel;
@@ -141,6 +147,13 @@ export function loadConfig(env: Env): AppConfig {
   if (databaseUrl !== null && adminToken === null) {
     throw new InvalidConfigError('ADMIN_TOKEN', 'is required when DATABASE_URL is set');
   }
+  const secretsKeyring = keyring(env);
+  if (databaseUrl !== null && secretsKeyring === null) {
+    throw new InvalidConfigError(
+      'SECRETS_KEY',
+      'is required when DATABASE_URL is set (32 bytes in base64, e.g. `openssl rand -base64 32`)',
+    );
+  }
   const int = (name: string, fallback: number, min: number, max: number) =>
     integer(env, name, fallback, min, max);
   const execution: ExecutionConfig = {
@@ -178,6 +191,7 @@ export function loadConfig(env: Env): AppConfig {
     dataDir: optional(env, 'DATA_DIR') ?? './.data',
     roles: roles(env),
     adminToken,
+    secretsKeyring,
     targetAllowedHosts: allowedHosts(env),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 15000, 0, 600000),
@@ -249,6 +263,16 @@ function allowedHosts(env: Env): AllowedHosts {
         '',
       ),
     );
+  }
+}
+
+function keyring(env: Env): SecretKeyring | null {
+  const raw = optional(env, 'SECRETS_KEY');
+  if (raw === null) return null;
+  try {
+    return parseKeyring(raw);
+  } catch (error) {
+    throw new InvalidConfigError('SECRETS_KEY', (error as Error).message);
   }
 }
 

@@ -70,14 +70,14 @@ export class TargetEntity {
   deduplicates: boolean;
 
   /**
-   * Plain text for now: it must be readable to sign requests, so hashing is not an option, and
-   * encrypting it at rest needs a key-management decision (where the key lives, how it rotates)
-   * that has not been made. Never selected except for dispatch; never logged or returned.
+   * Sealed with AES-256-GCM under SECRETS_KEY (src/secrets): it must be readable to sign
+   * requests, so it cannot be hashed. Never selected except for dispatch (and a key rotation);
+   * never logged or returned.
    */
   @Column({ name: 'signing_secret', type: 'text', nullable: true })
   signingSecret: string | null;
 
-  /** The secret a rotation replaced: it keeps signing beside the new one until it expires. */
+  /** The secret a rotation replaced (sealed): it keeps signing beside the new one until it expires. */
   @Column({ name: 'previous_signing_secret', type: 'text', nullable: true })
   previousSigningSecret: string | null;
 

@@ -11,10 +11,12 @@ import {
   LOCK_TARGET_FOR_DELETE,
   LOCK_USABLE_TARGETS,
   ROTATE_SIGNING_SECRET,
+  SELECT_STALE_SEALED_SECRETS,
   SELECT_TARGET,
   SELECT_TARGETS_FOR_DISPATCH,
   SOFT_DELETE_UNUSED_TARGET,
   TARGET_COLUMNS,
+  WRITE_RESEALED_SECRETS,
 } from './targets.sql';
 
 /** Column values as the service has validated and defaulted them. */
@@ -29,6 +31,13 @@ export interface TargetValues {
   signingSecret: string | null;
   previousSigningSecret?: null;
   previousSigningSecretExpiresAt?: null;
+}
+
+/** A target's secrets as stored (sealed), for a key rotation. */
+export interface SealedSecrets {
+  id: string;
+  signingSecret: string | null;
+  previousSigningSecret: string | null;
 }
 
 export type WriteOutcome = { kind: 'ok'; target: Target } | { kind: 'duplicate_name' };
@@ -123,6 +132,34 @@ export class TargetsRepository {
       overlapSeconds,
     ]);
     return rows[0] ? toTarget(rows[0]) : null;
+  }
+
+  /** Targets with a secret sealed under another key than `currentKeyId` (at most `limit`). */
+  async findStaleSealed(currentKeyId: string, limit: number): Promise<SealedSecrets[]> {
+    const rows = await this.sql.rows<{
+      id: string;
+      signing_secret: string | null;
+      previous_signing_secret: string | null;
+    }>(SELECT_STALE_SEALED_SECRETS, [`enc:v1:${currentKeyId}:%`, limit]);
+    return rows.map((row) => ({
+      id: row.id,
+      signingSecret: row.signing_secret,
+      previousSigningSecret: row.previous_signing_secret,
+    }));
+  }
+
+  /** See WRITE_RESEALED_SECRETS; returns how many targets were written. */
+  writeResealed(
+    read: readonly SealedSecrets[],
+    resealed: readonly SealedSecrets[],
+  ): Promise<number> {
+    return this.sql.affected(WRITE_RESEALED_SECRETS, [
+      read.map((r) => r.id),
+      read.map((r) => r.signingSecret),
+      read.map((r) => r.previousSigningSecret),
+      resealed.map((r) => r.signingSecret),
+      resealed.map((r) => r.previousSigningSecret),
+    ]);
   }
 
   /** See DROP_EXPIRED_PREVIOUS_SECRETS; returns how many targets lost their old secret. */

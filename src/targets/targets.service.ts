@@ -9,6 +9,7 @@ import {
 } from '../common';
 import { APP_CONFIG, type AppConfig } from '../config';
 import type { Tx } from '../database';
+import { SecretBox } from '../secrets';
 import { checkTargetUrl, generateStandardSecret, standardSecretProblem } from '../delivery';
 import { targetHeaderProblems } from './target-headers';
 import {
@@ -23,11 +24,15 @@ import {
 } from './target';
 import { TargetsRepository, TargetValues, WriteOutcome } from './targets.repository';
 
+/** Signing secrets are sealed at rest (AES-256-GCM, see src/secrets) under this purpose. */
+const SECRET = 'target.signing_secret';
+
 @Injectable()
 export class TargetsService {
   constructor(
     private readonly targets: TargetsRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly box: SecretBox,
   ) {}
 
   async create(tenantId: string, input: TargetInput): Promise<Target> {
@@ -39,7 +44,7 @@ export class TargetsService {
       headers: checkedHeaders(input.headers ?? {}),
       timeoutMs: input.timeoutMs ?? TARGET_LIMITS.defaultTimeoutMs,
       deduplicates: input.deduplicates ?? false,
-      signingSecret: checkedSecret(input.signingSecret ?? null),
+      signingSecret: this.sealed(checkedSecret(input.signingSecret ?? null)),
     };
     return unwrap(await this.targets.insert(tenantId, values), values.name);
   }
@@ -73,7 +78,7 @@ export class TargetsService {
     if (patch.deduplicates !== undefined) changes.deduplicates = patch.deduplicates;
     if (patch.signingSecret !== undefined) {
       // A PATCH replaces the secret at once (and ends any rotation); rotate() overlaps them.
-      changes.signingSecret = checkedSecret(patch.signingSecret);
+      changes.signingSecret = this.sealed(checkedSecret(patch.signingSecret));
       changes.previousSigningSecret = null;
       changes.previousSigningSecretExpiresAt = null;
     }
@@ -104,7 +109,12 @@ export class TargetsService {
     }
     const generatedSecret = rotation.signingSecret === undefined ? generateStandardSecret() : null;
     const secret = checkedSecret(rotation.signingSecret ?? generatedSecret);
-    const target = await this.targets.rotateSigningSecret(tenantId, id, secret!, overlap);
+    const target = await this.targets.rotateSigningSecret(
+      tenantId,
+      id,
+      this.sealed(secret)!,
+      overlap,
+    );
     if (!target) throw notFound(id);
     return { target, generatedSecret };
   }
@@ -144,7 +154,37 @@ export class TargetsService {
     const valid = [...new Set(ids)].filter(isUuid);
     if (valid.length === 0) return new Map();
     const targets = await this.targets.findManyForDispatch(tenantId, valid);
-    return new Map(targets.map((target) => [target.id, target]));
+    return new Map(
+      targets.map((target) => [
+        target.id,
+        {
+          ...target,
+          signingSecrets: target.signingSecrets.map((sealed) => this.box.open(sealed, SECRET)),
+        },
+      ]),
+    );
+  }
+
+  /**
+   * Re-seals, under the current key, up to `limit` targets' secrets sealed under an older one;
+   * returns how many it found (0: none is left). For `npm run secrets:rotate-key`.
+   */
+  async resealSecrets(limit: number): Promise<number> {
+    const stale = await this.targets.findStaleSealed(this.box.currentKeyId, limit);
+    if (stale.length === 0) return 0;
+    const reseal = (value: string | null) =>
+      value === null || !this.box.isStale(value)
+        ? value
+        : this.box.seal(this.box.open(value, SECRET), SECRET);
+    await this.targets.writeResealed(
+      stale,
+      stale.map((row) => ({
+        id: row.id,
+        signingSecret: reseal(row.signingSecret),
+        previousSigningSecret: reseal(row.previousSigningSecret),
+      })),
+    );
+    return stale.length;
   }
 
   /**
@@ -174,6 +214,10 @@ export class TargetsService {
     // The database answers ids in lower case; a client may send them in upper case.
     const refused = ids.filter((id) => !usable.has(id.toLowerCase()));
     return new Map(refused.map((id) => [id, notFound(id)]));
+  }
+
+  private sealed(secret: string | null): string | null {
+    return secret === null ? null : this.box.seal(secret, SECRET);
   }
 
   /**

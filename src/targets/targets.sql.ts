@@ -123,3 +123,28 @@ export const DROP_EXPIRED_PREVIOUS_SECRETS = `
    WHERE id IN (SELECT id FROM targets
                  WHERE previous_signing_secret_expires_at <= now()
                  LIMIT $1)`;
+
+/**
+ * Secrets at rest sealed under another key than $1 (the current key's prefix, `enc:v1:<id>:%`),
+ * deleted targets included (their secrets are still at rest), at most $2, for a key rotation.
+ */
+export const SELECT_STALE_SEALED_SECRETS = `
+  SELECT id, signing_secret, previous_signing_secret
+    FROM targets
+   WHERE signing_secret NOT LIKE $1 OR previous_signing_secret NOT LIKE $1
+   ORDER BY id
+   LIMIT $2`;
+
+/**
+ * Writes re-sealed secrets, each only over the value it was read as (compare and set), so a
+ * rotation or PATCH that ran meanwhile is never overwritten with the older secret. One row per
+ * target: $1 ids, $2/$3 the signing and previous secrets as read, $4/$5 their new sealing.
+ */
+export const WRITE_RESEALED_SECRETS = `
+  UPDATE targets t
+     SET signing_secret = u.new_s, previous_signing_secret = u.new_p
+    FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[])
+         AS u(id, old_s, old_p, new_s, new_p)
+   WHERE t.id = u.id
+     AND t.signing_secret IS NOT DISTINCT FROM u.old_s
+     AND t.previous_signing_secret IS NOT DISTINCT FROM u.old_p`;
