@@ -1,4 +1,9 @@
-import { type AllowedHosts, parseAllowedHosts } from '../delivery';
+import {
+  type AllowedHosts,
+  DEFAULT_RESPONSE_HEADERS,
+  parseAllowedHosts,
+  responseHeaderProblem,
+} from '../delivery';
 import { parseKeyring, type SecretKeyring } from '../secrets';
 import { InvalidConfigError } from './invalid-config.error';
 
@@ -70,6 +75,14 @@ export interface WorkerConfig {
   completionRetryBaseMs: number;
 }
 
+/** What each attempt keeps of the target's answer (never the request's credentials). */
+export interface AttemptRecordConfig {
+  /** Response headers kept, lower-case (`location` always is; cookies never). */
+  responseHeaders: readonly string[];
+  /** The first bytes of the response body kept. */
+  responseBodyBytes: number;
+}
+
 /** The admitter: how often it looks at the waiting lists, tenants and runs per round. */
 export interface AdmissionConfig {
   intervalMs: number;
@@ -122,6 +135,7 @@ export interface AppConfig {
   worker: WorkerConfig;
   relay: RelayConfig;
   admission: AdmissionConfig;
+  attemptRecord: AttemptRecordConfig;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -221,6 +235,10 @@ export function loadConfig(env: Env): AppConfig {
       sweepBatchSize: int('RELAY_SWEEP_BATCH_SIZE', 100, 1, 100_000),
       sweepTenantsPerTick: int('RELAY_SWEEP_TENANTS_PER_TICK', 20, 1, 10_000),
     },
+    attemptRecord: {
+      responseHeaders: responseHeaders(env),
+      responseBodyBytes: int('ATTEMPT_RESPONSE_BODY_BYTES', 4096, 0, 65_536),
+    },
     admission: {
       intervalMs: int('ADMISSION_INTERVAL_MS', 50, 5, 60_000),
       tenantsPerRound: int('ADMISSION_TENANTS_PER_ROUND', 1000, 1, 100_000),
@@ -264,6 +282,20 @@ function allowedHosts(env: Env): AllowedHosts {
       ),
     );
   }
+}
+
+function responseHeaders(env: Env): string[] {
+  const raw = optional(env, 'ATTEMPT_RESPONSE_HEADERS');
+  if (raw === null) return [...DEFAULT_RESPONSE_HEADERS];
+  const names = raw
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter(Boolean);
+  for (const name of names) {
+    const problem = responseHeaderProblem(name);
+    if (problem) throw new InvalidConfigError('ATTEMPT_RESPONSE_HEADERS', problem);
+  }
+  return names;
 }
 
 function keyring(env: Env): SecretKeyring | null {

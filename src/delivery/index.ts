@@ -25,3 +25,8 @@ export {
   WEBHOOK_SIGNATURE_HEADER,
   WEBHOOK_TIMESTAMP_HEADER,
 } from './standard-webhooks';
+export {
+  DEFAULT_RESPONSE_HEADERS,
+  NEVER_KEPT_HEADERS,
+  responseHeaderProblem,
+} from './response-record';

@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { StringDecoder } from 'node:string_decoder';
 import { TLSSocket, rootCertificates } from 'node:tls';
 import { type AllowedHosts, checkResolvedAddress, checkTargetUrl } from './address-policy';
+import { DEFAULT_RESPONSE_HEADERS, keptHeaders, redact } from './response-record';
 import {
   WEBHOOK_ID_HEADER,
   WEBHOOK_SIGNATURE_HEADER,
@@ -33,6 +34,13 @@ export interface TargetRequest {
   attempt: number;
   fencingToken: number | string;
   scheduledAt: string;
+  /**
+   * Credential headers (Authorization…) for this call. They override anything registered, and
+   * their values are scrubbed from what is kept of the answer.
+   */
+  credentials?: Readonly<Record<string, string>> | null;
+  /** Extra headers of ours for this call (traceparent). */
+  extraHeaders?: Readonly<Record<string, string>> | null;
 }
 
 export type NotSentCode =
@@ -58,6 +66,8 @@ export type TargetResponse =
       bodySnippet: string;
       /** True when the snippet is not the whole body (too long, or the read was cut short). */
       bodyTruncated: boolean;
+      /** The allow-listed response headers (lower-case names), credentials scrubbed. */
+      headers: Record<string, string>;
     }
   /** Failed before the connection was established: no byte of the request reached the target. */
   | { kind: 'not_sent'; error: string; code: NotSentCode; durationMs: number }
@@ -83,6 +93,8 @@ export interface InvokeOptions {
   /** DNS resolution; replaceable for tests. Defaults to the OS resolver (dns.lookup). */
   resolveHost?: ResolveHost;
   maxBodySnippetBytes?: number;
+  /** Response headers kept (lower-case names); `location` always is. */
+  keptResponseHeaders?: readonly string[];
   maxRetryAfterMs?: number;
   userAgent?: string;
   /**
@@ -165,6 +177,13 @@ export function buildRequestHeaders(
   headers[ATTEMPT_HEADER] = String(request.attempt);
   headers[FENCING_TOKEN_HEADER] = String(request.fencingToken);
   headers[SCHEDULED_AT_HEADER] = request.scheduledAt;
+  for (const [name, value] of Object.entries(request.extraHeaders ?? {})) headers[name] = value;
+  for (const [name, value] of Object.entries(request.credentials ?? {})) {
+    for (const existing of Object.keys(headers)) {
+      if (existing.toLowerCase() === name.toLowerCase()) delete headers[existing];
+    }
+    headers[name] = value;
+  }
   const timestamp = String(Math.floor(nowMs / 1000));
   // webhook-id is the run id: stable across attempts, so a receiver deduplicates retries on it.
   headers[WEBHOOK_ID_HEADER] = request.runId;
@@ -206,6 +225,23 @@ export function parseRetryAfter(
   const at = Date.parse(asctime ? `${text} GMT` : text);
   if (Number.isNaN(at)) return null;
   return Math.min(Math.max(0, at - nowMs), maxMs);
+}
+
+/**
+ * What of a credential header must never be kept: the whole value and, for `Bearer x` or
+ * `Basic x`, the token alone (a target may echo either), with basic's user:password decoded.
+ */
+function credentialParts(value: string): string[] {
+  const parts = [value];
+  const match = /^(\S+)\s+(\S+)$/.exec(value.trim());
+  if (match) {
+    parts.push(match[2]);
+    if (match[1].toLowerCase() === 'basic') {
+      const decoded = Buffer.from(match[2], 'base64').toString('utf8');
+      parts.push(decoded, ...decoded.split(':').slice(1).filter(Boolean));
+    }
+  }
+  return parts;
 }
 
 const defaultResolveHost: ResolveHost = (hostname, options) =>
@@ -484,6 +520,7 @@ export function invokeTarget(
       );
       const chunks: Buffer[] = [];
       let size = 0;
+      const secrets = Object.values(request.credentials ?? {}).flatMap(credentialParts);
       finishResponse = (truncated) =>
         settle({
           kind: 'response',
@@ -491,8 +528,13 @@ export function invokeTarget(
           retryAfterMs,
           durationMs: elapsed(),
           // StringDecoder.write holds back a multi-byte character cut in half by the limit.
-          bodySnippet: new StringDecoder('utf8').write(Buffer.concat(chunks)),
+          bodySnippet: redact(new StringDecoder('utf8').write(Buffer.concat(chunks)), secrets),
           bodyTruncated: truncated,
+          headers: keptHeaders(
+            res.headers,
+            options.keptResponseHeaders ?? DEFAULT_RESPONSE_HEADERS,
+            secrets,
+          ),
         });
       res.on('data', (chunk: Buffer) => {
         if (settled) return;

@@ -239,6 +239,8 @@ export class RunExecutor {
         signal: keeper.signal,
         now: () => this.clock.nowMs(),
         pools: target.deduplicates ? this.connections : undefined,
+        keptResponseHeaders: this.config.attemptRecord.responseHeaders,
+        maxBodySnippetBytes: this.config.attemptRecord.responseBodyBytes,
       },
     );
     this.lifecycle.emit({
@@ -262,6 +264,10 @@ export class RunExecutor {
       httpStatus: classified.httpStatus ?? null,
       durationMs: response.durationMs,
       retryAfterMs: classified.retryAfterMs ?? null,
+      response:
+        response.kind === 'response'
+          ? { headers: response.headers, bodyExcerpt: response.bodySnippet }
+          : null,
     };
   }
 

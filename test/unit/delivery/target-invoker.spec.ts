@@ -139,6 +139,7 @@ describe('invokeTarget: successful calls', () => {
       durationMs: expect.any(Number),
       bodySnippet: 'accepted',
       bodyTruncated: false,
+      headers: expect.objectContaining({ 'content-type': 'text/plain', date: expect.any(String) }),
     });
     expect(server.received).toHaveLength(1);
     const [got] = server.received;
@@ -286,8 +287,68 @@ describe('invokeTarget: successful calls', () => {
       res.end();
     });
     const result = await invokeTarget(makeRequest(server.url), { allowed: allowLoopback });
-    expect(result).toMatchObject({ kind: 'response', status: 302 });
+    expect(result).toMatchObject({
+      kind: 'response',
+      status: 302,
+      headers: { location: '/elsewhere' },
+    });
     expect(server.received).toHaveLength(1);
+  });
+
+  it('keeps only allow-listed response headers, never cookies, and scrubs the credentials sent', async () => {
+    const token = 'tok_0123456789abcdef';
+    const server = await startServer((req, res) => {
+      res.writeHead(401, {
+        'Set-Cookie': 'session=abc',
+        'X-Echo': String(req.headers.authorization),
+        'X-Request-Id': `req-for-${token}`,
+        'Content-Type': 'text/plain',
+      });
+      // Echoes the request, as debugging endpoints do.
+      res.end(`you sent ${req.headers.authorization} and ${token}\u0000`);
+    });
+    const result = await invokeTarget(
+      makeRequest(server.url, { credentials: { Authorization: `Bearer ${token}` } }),
+      {
+        allowed: allowLoopback,
+        keptResponseHeaders: ['x-echo', 'x-request-id', 'set-cookie', 'content-type'],
+      },
+    );
+    expect(server.received[0].headers.authorization).toBe(`Bearer ${token}`);
+    if (result.kind !== 'response') throw new Error(result.kind);
+    expect(result.headers).toEqual({
+      'x-echo': '[redacted]',
+      'x-request-id': 'req-for-[redacted]',
+      'content-type': 'text/plain',
+    });
+    expect(result.bodySnippet).toBe('you sent [redacted] and [redacted]');
+    expect(JSON.stringify(result)).not.toContain(token);
+  });
+
+  it('re-checks the address policy on every new connection, pooled or not', async () => {
+    const server = await startServer((_req, res) => {
+      res.writeHead(200, { Connection: 'close' });
+      res.end('ok');
+    });
+    const answers = [['127.0.0.1'], ['10.0.0.7']];
+    const pools = new TargetConnections();
+    try {
+      const options = {
+        allowed: allowLoopback,
+        pools,
+        resolveHost: async () => answers.shift()!.map((address) => ({ address, family: 4 })),
+      };
+      const url = `http://rebinding.example.com:${server.port}/`;
+      expect(await invokeTarget(makeRequest(url), options)).toMatchObject({ status: 200 });
+      // The first connection closed: the next one resolves again and is refused.
+      expect(await invokeTarget(makeRequest(url), options)).toMatchObject({
+        kind: 'not_sent',
+        code: 'address_refused',
+      });
+      expect(server.received).toHaveLength(1);
+    } finally {
+      pools.close();
+    }
   });
 
   it('keeps only a bounded snippet and does not wait for the rest of a large body', async () => {
