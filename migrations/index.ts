@@ -9,6 +9,7 @@ import { Admission1796080000000 } from './1796080000000-Admission';
 import { SigningSecretRotation1796200000000 } from './1796200000000-SigningSecretRotation';
 import { EncryptSecretsAtRest1796210000000 } from './1796210000000-EncryptSecretsAtRest';
 import { AttemptResponses1796220000000 } from './1796220000000-AttemptResponses';
+import { TargetAuth1796230000000 } from './1796230000000-TargetAuth';
 import type { SecretKeyring } from '../src/secrets';
 
 /** Every migration, oldest first. Each is reviewed SQL; TypeORM only runs them in order. */
@@ -24,6 +25,7 @@ export const MIGRATIONS = [
   SigningSecretRotation1796200000000,
   EncryptSecretsAtRest1796210000000,
   AttemptResponses1796220000000,
+  TargetAuth1796230000000,
 ];
 
 /** MIGRATIONS with the keyring that the data migrations seal secrets under. */

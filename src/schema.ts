@@ -8,6 +8,7 @@ import { OccurrenceEntity } from './occurrences';
 import { PGBOSS_SCHEMA } from './queue';
 import type { SecretKeyring } from './secrets';
 import { IdempotencyKeyEntity, ScheduleEntity, TenantScheduleCountEntity } from './schedules';
+import { SigningKeyEntity } from './signing-keys';
 import { TargetEntity } from './targets';
 import { ApiKeyEntity, TenantEntity } from './tenants';
 
@@ -30,6 +31,7 @@ export const SCHEMA = {
     OccurrenceEntity,
     AttemptEntity,
     DispatchBudgetEntity,
+    SigningKeyEntity,
   ],
   migrations: MIGRATIONS,
 };

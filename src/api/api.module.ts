@@ -4,9 +4,11 @@ import { AdmissionModule } from '../admission';
 import { ExecutionModule } from '../execution';
 import { OccurrencesModule } from '../occurrences';
 import { SchedulesModule } from '../schedules';
+import { SigningKeysModule } from '../signing-keys';
 import { TargetsModule } from '../targets';
 import { TenantsModule } from '../tenants';
 import { AuthGuard } from './auth/auth.guard';
+import { JwksController } from './jwks/jwks.controller';
 import { TenantRateLimitGuard } from './rate-limit/tenant-rate-limit.guard';
 import { RunsController } from './runs/runs.controller';
 import { ScheduleRunsController } from './runs/schedule-runs.controller';
@@ -26,6 +28,7 @@ import { TenantsController } from './tenants/tenants.controller';
     OccurrencesModule,
     AdmissionModule,
     ExecutionModule,
+    SigningKeysModule,
   ],
   controllers: [
     TenantsController,
@@ -33,6 +36,7 @@ import { TenantsController } from './tenants/tenants.controller';
     TargetsController,
     ScheduleRunsController,
     RunsController,
+    JwksController,
   ],
   providers: [
     // Order matters: the tenant is resolved before it is rate limited.

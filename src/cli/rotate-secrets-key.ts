@@ -13,6 +13,7 @@ import {
   writeKeyFile,
   type SecretKeyring,
 } from '../secrets';
+import { SigningKeysModule, SigningKeysService } from '../signing-keys';
 import { TargetsModule, TargetsService } from '../targets';
 import { cliLogger } from './cli-logger';
 import { withDatabase } from './with-database';
@@ -65,18 +66,26 @@ async function resealAll(url: string, keyring: SecretKeyring): Promise<number> {
       SecretsModule.forRoot(keyring),
       DatabaseModule.forRoot(url, 2, SCHEMA),
       TargetsModule,
+      SigningKeysModule,
     ],
   })
   class RotationModule {}
   const app = await NestFactory.createApplicationContext(RotationModule, { logger: false });
   try {
     const targets = app.get(TargetsService);
+    const keys = app.get(SigningKeysService);
     let total = 0;
     for (;;) {
       const done = await targets.resealSecrets(BATCH);
-      if (done === 0) return total;
+      if (done === 0) break;
       total += done;
       cliLogger.info({ targets: total }, 'targets re-sealed so far');
+    }
+    for (;;) {
+      const done = await keys.resealSecrets(BATCH);
+      if (done === 0) return total;
+      total += done;
+      cliLogger.info({ signingKeys: done }, 'JWT signing keys re-sealed');
     }
   } finally {
     await app.close();

@@ -83,6 +83,17 @@ export interface AttemptRecordConfig {
   responseBodyBytes: number;
 }
 
+/** dueline's OIDC-style JWTs for targets (auth type `oidc`) and the rotation of their keys. */
+export interface OidcConfig {
+  /** The `iss` claim: where receivers find /.well-known/jwks.json. */
+  issuer: string;
+  tokenTtlSeconds: number;
+  /** A signing key's life before a successor takes over. */
+  rotationSeconds: number;
+  /** A successor is in the JWKS this long before it signs (longer than receivers cache it). */
+  publishAheadSeconds: number;
+}
+
 /** The admitter: how often it looks at the waiting lists, tenants and runs per round. */
 export interface AdmissionConfig {
   intervalMs: number;
@@ -136,6 +147,7 @@ export interface AppConfig {
   relay: RelayConfig;
   admission: AdmissionConfig;
   attemptRecord: AttemptRecordConfig;
+  oidc: OidcConfig;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -199,8 +211,21 @@ export function loadConfig(env: Env): AppConfig {
       `must not exceed WORKER_CONCURRENCY (${worker.concurrency})`,
     );
   }
+  const port = int('PORT', 3000, 0, 65535);
+  const oidc: OidcConfig = {
+    issuer: issuer(env, port),
+    tokenTtlSeconds: int('OIDC_TOKEN_TTL_SECONDS', 300, 30, 3600),
+    rotationSeconds: int('OIDC_KEY_ROTATION_DAYS', 30, 1, 365) * 86_400,
+    publishAheadSeconds: int('OIDC_KEY_PUBLISH_AHEAD_SECONDS', 3600, 0, 86_400),
+  };
+  if (oidc.publishAheadSeconds >= oidc.rotationSeconds) {
+    throw new InvalidConfigError(
+      'OIDC_KEY_PUBLISH_AHEAD_SECONDS',
+      'must be shorter than OIDC_KEY_ROTATION_DAYS',
+    );
+  }
   return deepFreeze({
-    port: int('PORT', 3000, 0, 65535),
+    port,
     databaseUrl,
     dataDir: optional(env, 'DATA_DIR') ?? './.data',
     roles: roles(env),
@@ -239,6 +264,7 @@ export function loadConfig(env: Env): AppConfig {
       responseHeaders: responseHeaders(env),
       responseBodyBytes: int('ATTEMPT_RESPONSE_BODY_BYTES', 4096, 0, 65_536),
     },
+    oidc,
     admission: {
       intervalMs: int('ADMISSION_INTERVAL_MS', 50, 5, 60_000),
       tenantsPerRound: int('ADMISSION_TENANTS_PER_ROUND', 1000, 1, 100_000),
@@ -282,6 +308,18 @@ function allowedHosts(env: Env): AllowedHosts {
       ),
     );
   }
+}
+
+function issuer(env: Env, port: number): string {
+  const raw = optional(env, 'OIDC_ISSUER');
+  if (raw === null) return `http://localhost:${port}`;
+  try {
+    const url = new URL(raw);
+    if (url.protocol === 'https:' || url.protocol === 'http:') return raw.replace(/\/$/, '');
+  } catch {
+    // reported below
+  }
+  throw new InvalidConfigError('OIDC_ISSUER', `must be an http(s) URL, got "${raw}"`);
 }
 
 function responseHeaders(env: Env): string[] {

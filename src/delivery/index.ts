@@ -30,3 +30,10 @@ export {
   NEVER_KEPT_HEADERS,
   responseHeaderProblem,
 } from './response-record';
+export {
+  requestClientCredentialsToken,
+  TokenRequestError,
+  type AccessToken,
+  type ClientCredentials,
+} from './oauth-token';
+export { OAuthTokenCache } from './token-cache';

@@ -247,8 +247,62 @@ function credentialParts(value: string): string[] {
 const defaultResolveHost: ResolveHost = (hostname, options) =>
   dns.promises.lookup(hostname, { all: true, family: options.family ?? 0, hints: options.hints });
 
-class AddressRefusedError extends Error {
+export class AddressRefusedError extends Error {
   readonly code = 'EDUELINE_ADDRESS_REFUSED';
+}
+
+/**
+ * A socket lookup that checks every address against the address policy. It runs inside the
+ * socket's connect: whatever it hands back is exactly what gets dialled, so checking here (not
+ * in a separate, earlier lookup) defeats DNS rebinding, on every new connection.
+ */
+export function checkedLookup(
+  allowed: AllowedHosts,
+  resolveHost: ResolveHost = defaultResolveHost,
+  onResolved: () => void = () => undefined,
+): LookupFunction {
+  return (host, lookupOptions, callback) => {
+    resolveHost(host, {
+      family: lookupOptions.family as number | undefined,
+      hints: lookupOptions.hints,
+    }).then(
+      (addresses) => {
+        let failure: Error | null = null;
+        if (addresses.length === 0) {
+          failure = Object.assign(new Error(`no addresses found for ${host}`), {
+            code: 'ENOTFOUND',
+          });
+        }
+        // One refused address refuses the whole answer: a mixed public/private answer is
+        // itself a rebinding signature, and the error is clearer than silently dropping it.
+        for (const { address } of addresses) {
+          const check = checkResolvedAddress(host, address, allowed);
+          if (!check.ok) {
+            failure = new AddressRefusedError(check.reason);
+            break;
+          }
+        }
+        // Deferred so an exception thrown by Node's callback is not swallowed by this promise.
+        process.nextTick(() => {
+          if (failure) return callback(failure, '', 0);
+          onResolved();
+          if (lookupOptions.all) {
+            callback(
+              null,
+              addresses.map(({ address, family }) => ({ address, family })),
+            );
+          } else {
+            callback(null, addresses[0].address, addresses[0].family);
+          }
+        });
+      },
+      (err: unknown) => {
+        process.nextTick(() =>
+          callback(asErrorLike(err) ? (err as Error) : new Error(String(err)), '', 0),
+        );
+      },
+    );
+  };
 }
 
 // Duck-typed rather than `instanceof Error`: errors raised inside Node come from another realm
@@ -416,50 +470,9 @@ export function invokeTarget(
       }
     };
 
-    // Runs inside the socket's connect: whatever this hands back is exactly what gets dialled,
-    // so checking here (not in a separate, earlier lookup) defeats DNS rebinding.
-    const lookup: LookupFunction = (host, lookupOptions, callback) => {
-      resolveHost(host, {
-        family: lookupOptions.family as number | undefined,
-        hints: lookupOptions.hints,
-      }).then(
-        (addresses) => {
-          let failure: Error | null = null;
-          if (addresses.length === 0) {
-            failure = Object.assign(new Error(`no addresses found for ${host}`), {
-              code: 'ENOTFOUND',
-            });
-          }
-          // One refused address refuses the whole answer: a mixed public/private answer is
-          // itself a rebinding signature, and the error is clearer than silently dropping it.
-          for (const { address } of addresses) {
-            const check = checkResolvedAddress(host, address, allowed);
-            if (!check.ok) {
-              failure = new AddressRefusedError(check.reason);
-              break;
-            }
-          }
-          // Deferred so an exception thrown by Node's callback is not swallowed by this promise.
-          process.nextTick(() => {
-            if (failure) return callback(failure, '', 0);
-            if (phase === 'resolving') phase = 'connecting';
-            if (lookupOptions.all) {
-              callback(
-                null,
-                addresses.map(({ address, family }) => ({ address, family })),
-              );
-            } else {
-              callback(null, addresses[0].address, addresses[0].family);
-            }
-          });
-        },
-        (err: unknown) => {
-          process.nextTick(() =>
-            callback(asErrorLike(err) ? (err as Error) : new Error(String(err)), '', 0),
-          );
-        },
-      );
-    };
+    const lookup = checkedLookup(allowed, resolveHost, () => {
+      if (phase === 'resolving') phase = 'connecting';
+    });
 
     // setTimeout fires immediately for delays beyond 2^31-1 ms, so clamp to ~24.8 days.
     const timer = setTimeout(onTimeout, Math.min(request.timeoutMs, 2 ** 31 - 1));

@@ -20,3 +20,11 @@ export {
 } from './target-headers';
 export { TargetsModule } from './targets.module';
 export { TargetsService } from './targets.service';
+export {
+  authView,
+  TARGET_AUTH_TYPES,
+  targetAuthProblems,
+  type TargetAuth,
+  type TargetAuthType,
+  type TargetAuthView,
+} from './target-auth';

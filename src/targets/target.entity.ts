@@ -33,6 +33,8 @@ import { TenantEntity } from '../tenants/tenant.entity';
   'targets_previous_secret_check',
   `(previous_signing_secret IS NULL) = (previous_signing_secret_expires_at IS NULL)`,
 )
+// The auth block and the view reads show of it are written together.
+@Check('targets_auth_check', `(auth IS NULL) = (auth_view IS NULL)`)
 // The relay drops rotated-out secrets once their overlap ends.
 @Index('targets_previous_secret_expiry_idx', ['previousSigningSecretExpiresAt'], {
   where: '(previous_signing_secret_expires_at IS NOT NULL)',
@@ -83,6 +85,14 @@ export class TargetEntity {
 
   @Column({ name: 'previous_signing_secret_expires_at', type: 'timestamptz', nullable: true })
   previousSigningSecretExpiresAt: Date | null;
+
+  /** How dueline authenticates to the target, sealed (credentials included). */
+  @Column({ type: 'text', nullable: true })
+  auth: string | null;
+
+  /** The same block without its secrets: what reads show. */
+  @Column({ name: 'auth_view', type: 'jsonb', nullable: true })
+  authView: object | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;

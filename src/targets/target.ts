@@ -1,3 +1,5 @@
+import type { TargetAuth, TargetAuthView } from './target-auth';
+
 /** What the rest of the system knows about a registered target. Never carries the secret. */
 export const TARGET_KINDS = ['http'] as const;
 export type TargetKind = (typeof TARGET_KINDS)[number];
@@ -29,6 +31,8 @@ export interface Target {
   /** The target honours Idempotency-Key, so an attempt with an unknown outcome may be retried. */
   deduplicates: boolean;
   hasSigningSecret: boolean;
+  /** How dueline authenticates to it, without the secrets; null for none. */
+  auth: TargetAuthView | null;
   /** Until when the secret a rotation replaced keeps signing; null without one. */
   previousSecretExpiresAt: Date | null;
   createdAt: Date;
@@ -36,9 +40,11 @@ export interface Target {
 }
 
 /** The worker's view: the only shape that carries the signing secrets. */
-export interface DispatchTarget extends Target {
+export interface DispatchTarget extends Omit<Target, 'auth'> {
   /** Newest first: the current secret, then a rotated-out one still in its overlap. */
   signingSecrets: string[];
+  /** With its secrets. */
+  auth: TargetAuth | null;
 }
 
 /** POST /targets/{id}/secrets/rotate: the new secret (generated when absent) and the overlap. */
@@ -63,6 +69,7 @@ export interface TargetInput {
   timeoutMs?: number;
   deduplicates?: boolean;
   signingSecret?: string | null;
+  auth?: TargetAuth | null;
 }
 
 /** Absent fields stay as they are; `signingSecret: null` removes the secret. */

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import { SqlRunner, type Tx } from '../database';
 import { TargetEntity } from './target.entity';
-import type { DispatchTarget, Target, TargetKind, TargetMethod } from './target';
+import type { Target, TargetKind, TargetMethod } from './target';
+import type { TargetAuthView } from './target-auth';
 import {
   COUNT_SCHEDULES_USING_TARGET,
   DROP_EXPIRED_PREVIOUS_SECRETS,
@@ -31,6 +32,9 @@ export interface TargetValues {
   signingSecret: string | null;
   previousSigningSecret?: null;
   previousSigningSecretExpiresAt?: null;
+  /** Sealed; with its view (both null for none). */
+  auth: string | null;
+  authView: TargetAuthView | null;
 }
 
 /** A target's secrets as stored (sealed), for a key rotation. */
@@ -38,6 +42,13 @@ export interface SealedSecrets {
   id: string;
   signingSecret: string | null;
   previousSigningSecret: string | null;
+  auth: string | null;
+}
+
+/** A target as the worker reads it: its secrets still sealed (the service opens them). */
+export interface SealedDispatchTarget extends Omit<Target, 'auth'> {
+  signingSecrets: string[];
+  auth: string | null;
 }
 
 export type WriteOutcome = { kind: 'ok'; target: Target } | { kind: 'duplicate_name' };
@@ -57,6 +68,7 @@ interface TargetRow {
   deduplicates: boolean;
   has_signing_secret: boolean;
   previous_signing_secret_expires_at: Date | null;
+  auth_view: TargetAuthView | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -106,12 +118,20 @@ export class TargetsRepository {
     return rows[0] ? toTarget(rows[0]) : null;
   }
 
-  async findManyForDispatch(tenantId: string, ids: readonly string[]): Promise<DispatchTarget[]> {
+  async findManyForDispatch(
+    tenantId: string,
+    ids: readonly string[],
+  ): Promise<SealedDispatchTarget[]> {
     const rows = await this.sql.rows<
-      TargetRow & { signing_secret: string | null; previous_signing_secret: string | null }
+      TargetRow & {
+        signing_secret: string | null;
+        previous_signing_secret: string | null;
+        auth: string | null;
+      }
     >(SELECT_TARGETS_FOR_DISPATCH, [tenantId, ids]);
     return rows.map((row) => ({
       ...toTarget(row),
+      auth: row.auth,
       signingSecrets: [row.signing_secret, row.previous_signing_secret].filter(
         (secret): secret is string => secret !== null,
       ),
@@ -140,11 +160,13 @@ export class TargetsRepository {
       id: string;
       signing_secret: string | null;
       previous_signing_secret: string | null;
+      auth: string | null;
     }>(SELECT_STALE_SEALED_SECRETS, [`enc:v1:${currentKeyId}:%`, limit]);
     return rows.map((row) => ({
       id: row.id,
       signingSecret: row.signing_secret,
       previousSigningSecret: row.previous_signing_secret,
+      auth: row.auth,
     }));
   }
 
@@ -157,8 +179,10 @@ export class TargetsRepository {
       read.map((r) => r.id),
       read.map((r) => r.signingSecret),
       read.map((r) => r.previousSigningSecret),
+      read.map((r) => r.auth),
       resealed.map((r) => r.signingSecret),
       resealed.map((r) => r.previousSigningSecret),
+      resealed.map((r) => r.auth),
     ]);
   }
 
@@ -228,6 +252,7 @@ function toTarget(row: TargetRow): Target {
     deduplicates: row.deduplicates,
     hasSigningSecret: row.has_signing_secret,
     previousSecretExpiresAt: row.previous_signing_secret_expires_at,
+    auth: row.auth_view,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -10,7 +10,13 @@ import {
 import { APP_CONFIG, type AppConfig } from '../config';
 import type { Tx } from '../database';
 import { SecretBox } from '../secrets';
-import { checkTargetUrl, generateStandardSecret, standardSecretProblem } from '../delivery';
+import {
+  canonicalIp,
+  checkTargetUrl,
+  generateStandardSecret,
+  standardSecretProblem,
+} from '../delivery';
+import { authView, targetAuthProblems, type TargetAuth } from './target-auth';
 import { targetHeaderProblems } from './target-headers';
 import {
   DispatchTarget,
@@ -26,6 +32,8 @@ import { TargetsRepository, TargetValues, WriteOutcome } from './targets.reposit
 
 /** Signing secrets are sealed at rest (AES-256-GCM, see src/secrets) under this purpose. */
 const SECRET = 'target.signing_secret';
+/** Auth blocks are sealed whole (credentials with the rest) under this one. */
+const AUTH = 'target.auth';
 
 @Injectable()
 export class TargetsService {
@@ -45,6 +53,7 @@ export class TargetsService {
       timeoutMs: input.timeoutMs ?? TARGET_LIMITS.defaultTimeoutMs,
       deduplicates: input.deduplicates ?? false,
       signingSecret: this.sealed(checkedSecret(input.signingSecret ?? null)),
+      ...this.authValues(input.auth ?? null),
     };
     return unwrap(await this.targets.insert(tenantId, values), values.name);
   }
@@ -82,6 +91,7 @@ export class TargetsService {
       changes.previousSigningSecret = null;
       changes.previousSigningSecretExpiresAt = null;
     }
+    if (patch.auth !== undefined) Object.assign(changes, this.authValues(patch.auth));
     if (Object.keys(changes).length === 0) return this.get(tenantId, id);
     const outcome = await this.targets.update(tenantId, id, changes);
     if (!outcome) throw notFound(id);
@@ -160,6 +170,7 @@ export class TargetsService {
         {
           ...target,
           signingSecrets: target.signingSecrets.map((sealed) => this.box.open(sealed, SECRET)),
+          auth: target.auth ? (JSON.parse(this.box.open(target.auth, AUTH)) as TargetAuth) : null,
         },
       ]),
     );
@@ -176,12 +187,17 @@ export class TargetsService {
       value === null || !this.box.isStale(value)
         ? value
         : this.box.seal(this.box.open(value, SECRET), SECRET);
+    const resealAuth = (value: string | null) =>
+      value === null || !this.box.isStale(value)
+        ? value
+        : this.box.seal(this.box.open(value, AUTH), AUTH);
     await this.targets.writeResealed(
       stale,
       stale.map((row) => ({
         id: row.id,
         signingSecret: reseal(row.signingSecret),
         previousSigningSecret: reseal(row.previousSigningSecret),
+        auth: resealAuth(row.auth),
       })),
     );
     return stale.length;
@@ -214,6 +230,44 @@ export class TargetsService {
     // The database answers ids in lower case; a client may send them in upper case.
     const refused = ids.filter((id) => !usable.has(id.toLowerCase()));
     return new Map(refused.map((id) => [id, notFound(id)]));
+  }
+
+  /**
+   * A checked auth block, sealed, and its view. A token endpoint is held to the address policy
+   * and must be https (it receives the client secret) unless the operator lists its host in
+   * TARGET_ALLOWED_HOSTS, i.e. trusts the network it is on.
+   */
+  private authValues(auth: TargetAuth | null): Pick<TargetValues, 'auth' | 'authView'> {
+    if (auth === null) return { auth: null, authView: null };
+    const problems = targetAuthProblems(auth);
+    if (auth.type === 'oauth2_client_credentials' && problems.length === 0) {
+      const check = checkTargetUrl(auth.tokenUrl, this.config.targetAllowedHosts);
+      if (!check.ok) {
+        problems.push({
+          field: 'auth.tokenUrl',
+          message: check.reason.replace(/^target /, 'token '),
+        });
+      } else if (check.url.protocol !== 'https:' && !this.isListedHost(check.url.hostname)) {
+        problems.push({
+          field: 'auth.tokenUrl',
+          message: `auth.tokenUrl must be https (it receives the client secret) unless its host is listed in TARGET_ALLOWED_HOSTS`,
+        });
+      }
+    }
+    if (problems.length > 0) {
+      throw new ValidationError(problems.map((p) => p.message).join('; '), problems);
+    }
+    return { auth: this.box.seal(JSON.stringify(auth), AUTH), authView: authView(auth) };
+  }
+
+  private isListedHost(hostname: string): boolean {
+    const allowed = this.config.targetAllowedHosts;
+    const host = hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+    return (
+      allowed.names.has(host) ||
+      allowed.ips.has(canonicalIp(host) ?? '') ||
+      allowed.suffixes.some((suffix) => host.endsWith(suffix))
+    );
   }
 
   private sealed(secret: string | null): string | null {

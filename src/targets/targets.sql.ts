@@ -8,7 +8,7 @@
 export const TARGET_COLUMNS = `
   id, tenant_id, name, kind, url, method, headers, timeout_ms, deduplicates,
   signing_secret IS NOT NULL AS has_signing_secret, previous_signing_secret_expires_at,
-  created_at, updated_at`;
+  auth_view, created_at, updated_at`;
 
 export const SELECT_TARGET = `
   SELECT ${TARGET_COLUMNS}
@@ -21,7 +21,7 @@ export const SELECT_TARGET = `
  * used, even before the relay drops it (DROP_EXPIRED_PREVIOUS_SECRETS).
  */
 export const SELECT_TARGETS_FOR_DISPATCH = `
-  SELECT ${TARGET_COLUMNS}, signing_secret,
+  SELECT ${TARGET_COLUMNS}, signing_secret, auth,
          CASE WHEN previous_signing_secret_expires_at > now() THEN previous_signing_secret END
            AS previous_signing_secret
     FROM targets
@@ -129,22 +129,25 @@ export const DROP_EXPIRED_PREVIOUS_SECRETS = `
  * deleted targets included (their secrets are still at rest), at most $2, for a key rotation.
  */
 export const SELECT_STALE_SEALED_SECRETS = `
-  SELECT id, signing_secret, previous_signing_secret
+  SELECT id, signing_secret, previous_signing_secret, auth
     FROM targets
-   WHERE signing_secret NOT LIKE $1 OR previous_signing_secret NOT LIKE $1
+   WHERE signing_secret NOT LIKE $1 OR previous_signing_secret NOT LIKE $1 OR auth NOT LIKE $1
    ORDER BY id
    LIMIT $2`;
 
 /**
  * Writes re-sealed secrets, each only over the value it was read as (compare and set), so a
  * rotation or PATCH that ran meanwhile is never overwritten with the older secret. One row per
- * target: $1 ids, $2/$3 the signing and previous secrets as read, $4/$5 their new sealing.
+ * target: $1 ids, $2/$3/$4 the signing secret, previous secret and auth as read, $5/$6/$7 their
+ * new sealing.
  */
 export const WRITE_RESEALED_SECRETS = `
   UPDATE targets t
-     SET signing_secret = u.new_s, previous_signing_secret = u.new_p
-    FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[])
-         AS u(id, old_s, old_p, new_s, new_p)
+     SET signing_secret = u.new_s, previous_signing_secret = u.new_p, auth = u.new_a
+    FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+                $7::text[])
+         AS u(id, old_s, old_p, old_a, new_s, new_p, new_a)
    WHERE t.id = u.id
      AND t.signing_secret IS NOT DISTINCT FROM u.old_s
-     AND t.previous_signing_secret IS NOT DISTINCT FROM u.old_p`;
+     AND t.previous_signing_secret IS NOT DISTINCT FROM u.old_p
+     AND t.auth IS NOT DISTINCT FROM u.old_a`;

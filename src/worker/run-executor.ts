@@ -17,6 +17,7 @@ import { Lifecycle } from '../observability';
 import type { RunJob } from '../queue';
 import { TargetsService, type DispatchTarget } from '../targets';
 import { LeaseKeeper } from './lease-keeper';
+import { TargetCredentials } from './target-credentials';
 
 interface HeldClaim {
   claim: Claim;
@@ -51,6 +52,7 @@ export class RunExecutor {
     private readonly lifecycle: Lifecycle,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly credentials: TargetCredentials,
   ) {
     this.claims = new Batcher(
       async (runs: RunJob[]) => {
@@ -213,36 +215,63 @@ export class RunExecutor {
       };
     }
     const scheduledAt = claim.scheduledAt.toISOString();
-    const response = await invokeTarget(
-      {
-        url: target.url,
-        method: target.method,
-        headers: target.headers,
-        timeoutMs: target.timeoutMs,
-        body: {
+    const call = async (refresh: boolean) => {
+      const credentials = await this.credentials.headersFor(target, claim, {
+        refresh,
+        signal: keeper.signal,
+      });
+      return invokeTarget(
+        {
+          url: target.url,
+          method: target.method,
+          headers: target.headers,
+          timeoutMs: target.timeoutMs,
+          body: {
+            runId: claim.runId,
+            scheduleId: claim.scheduleId,
+            scheduledAt,
+            attempt: claim.attempt,
+            fencingToken: claim.fencingToken,
+            payload: claim.payload,
+          },
+          signingSecrets: target.signingSecrets,
+          idempotencyKey: claim.runId,
           runId: claim.runId,
-          scheduleId: claim.scheduleId,
-          scheduledAt,
           attempt: claim.attempt,
           fencingToken: claim.fencingToken,
-          payload: claim.payload,
+          scheduledAt,
+          credentials,
         },
-        signingSecrets: target.signingSecrets,
-        idempotencyKey: claim.runId,
-        runId: claim.runId,
-        attempt: claim.attempt,
-        fencingToken: claim.fencingToken,
-        scheduledAt,
-      },
-      {
-        allowed: this.config.targetAllowedHosts,
-        signal: keeper.signal,
-        now: () => this.clock.nowMs(),
-        pools: target.deduplicates ? this.connections : undefined,
-        keptResponseHeaders: this.config.attemptRecord.responseHeaders,
-        maxBodySnippetBytes: this.config.attemptRecord.responseBodyBytes,
-      },
-    );
+        {
+          allowed: this.config.targetAllowedHosts,
+          signal: keeper.signal,
+          now: () => this.clock.nowMs(),
+          pools: target.deduplicates ? this.connections : undefined,
+          keptResponseHeaders: this.config.attemptRecord.responseHeaders,
+          maxBodySnippetBytes: this.config.attemptRecord.responseBodyBytes,
+        },
+      );
+    };
+    let response: Awaited<ReturnType<typeof call>>;
+    try {
+      response = await call(false);
+      // A cached OAuth token the target refuses is fetched again, once: a 401 was not acted on.
+      if (
+        response.kind === 'response' &&
+        response.status === 401 &&
+        target.auth?.type === 'oauth2_client_credentials' &&
+        !keeper.signal.aborted
+      ) {
+        response = await call(true);
+      }
+    } catch (error) {
+      // No credential, so nothing was sent: safe to try again later.
+      return {
+        outcome: 'retryable',
+        error: `request not sent: could not obtain credentials for the target: ${errorSummary(error).message}`,
+        mayHaveActed: false,
+      };
+    }
     this.lifecycle.emit({
       kind: 'target.called',
       result: response.kind,

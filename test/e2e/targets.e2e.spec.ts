@@ -66,6 +66,7 @@ describe('targets API', () => {
         deduplicates: false,
         hasSigningSecret: false,
         previousSecretExpiresAt: null,
+        auth: null,
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
       });

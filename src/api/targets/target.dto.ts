@@ -13,6 +13,9 @@ import {
 } from 'class-validator';
 import { NoControlCharacters } from '../../common';
 import {
+  targetAuthProblems,
+  type TargetAuth,
+  type TargetAuthView,
   MAX_HEADER_VALUE_LENGTH,
   MAX_TARGET_HEADERS,
   targetHeaderProblems,
@@ -41,6 +44,43 @@ function IsTargetHeaders(): PropertyDecorator {
       },
     });
 }
+
+/** The same structural rules as the targets service; every problem in one message. */
+function IsTargetAuth(): PropertyDecorator {
+  return (object, propertyName) =>
+    registerDecorator({
+      name: 'isTargetAuth',
+      target: object.constructor,
+      propertyName: String(propertyName),
+      validator: {
+        validate: (value: unknown) => value === null || targetAuthProblems(value).length === 0,
+        defaultMessage: (args) =>
+          targetAuthProblems(args?.value)
+            .map((p) => p.message)
+            .join('; '),
+      },
+    });
+}
+
+const AUTH_DESCRIPTION =
+  'Write-only: how dueline authenticates to the target (reads show the type and the fields ' +
+  'that are not secrets). `bearer` {token}: Authorization: Bearer; `basic` {username, ' +
+  'password}; `oauth2_client_credentials` {tokenUrl, clientId, clientSecret, scope?, ' +
+  'audience?}: a token from the endpoint (https unless its host is in TARGET_ALLOWED_HOSTS), ' +
+  'cached until shortly before it expires and fetched again once on a 401; `oidc` ' +
+  '{audience?}: a short-lived JWT signed by dueline (aud = the target URL unless given; keys ' +
+  'at /.well-known/jwks.json). null removes it.';
+const AUTH_SCHEMA = {
+  type: 'object',
+  additionalProperties: true,
+  example: {
+    type: 'oauth2_client_credentials',
+    tokenUrl: 'https://auth.example.com/oauth/token',
+    clientId: 'dueline',
+    clientSecret: 'client-secret-value',
+    scope: 'jobs:run',
+  },
+} as const;
 
 /** A signing secret in the Standard Webhooks form; the message never repeats the value. */
 function IsSigningSecret(): PropertyDecorator {
@@ -155,6 +195,11 @@ export class CreateTargetDto {
   @IsOptional()
   @IsSigningSecret()
   signingSecret?: string | null;
+
+  @ApiPropertyOptional({ ...AUTH_SCHEMA, nullable: true, description: AUTH_DESCRIPTION })
+  @IsOptional()
+  @IsTargetAuth()
+  auth?: TargetAuth | null;
 }
 
 /** Every field optional; `signingSecret: null` removes the secret; `headers` replaces them all. */
@@ -220,6 +265,15 @@ export class UpdateTargetDto {
   @IsOptional()
   @IsSigningSecret()
   signingSecret?: string | null;
+
+  @ApiPropertyOptional({
+    ...AUTH_SCHEMA,
+    nullable: true,
+    description: `${AUTH_DESCRIPTION} Replaces the whole block.`,
+  })
+  @IsOptional()
+  @IsTargetAuth()
+  auth?: TargetAuth | null;
 }
 
 export class RotateSecretDto {
@@ -294,6 +348,21 @@ export class TargetDto {
   })
   previousSecretExpiresAt: string | null;
 
+  @ApiProperty({
+    type: 'object',
+    nullable: true,
+    additionalProperties: true,
+    example: {
+      type: 'oauth2_client_credentials',
+      tokenUrl: 'https://auth.example.com/oauth/token',
+      clientId: 'dueline',
+      scope: 'jobs:run',
+      audience: null,
+    },
+    description: 'How dueline authenticates to the target, without its secrets; null for none',
+  })
+  auth: TargetAuthView | null;
+
   @ApiProperty({ format: 'date-time' })
   createdAt: string;
 
@@ -313,6 +382,7 @@ export class TargetDto {
       deduplicates: target.deduplicates,
       hasSigningSecret: target.hasSigningSecret,
       previousSecretExpiresAt: target.previousSecretExpiresAt?.toISOString() ?? null,
+      auth: target.auth ? { ...target.auth } : null,
       createdAt: target.createdAt.toISOString(),
       updatedAt: target.updatedAt.toISOString(),
     };
