@@ -10,6 +10,7 @@ import { SigningSecretRotation1796200000000 } from './1796200000000-SigningSecre
 import { EncryptSecretsAtRest1796210000000 } from './1796210000000-EncryptSecretsAtRest';
 import { AttemptResponses1796220000000 } from './1796220000000-AttemptResponses';
 import { TargetAuth1796230000000 } from './1796230000000-TargetAuth';
+import { RunTraces1796240000000 } from './1796240000000-RunTraces';
 import type { SecretKeyring } from '../src/secrets';
 
 /** Every migration, oldest first. Each is reviewed SQL; TypeORM only runs them in order. */
@@ -26,6 +27,7 @@ export const MIGRATIONS = [
   EncryptSecretsAtRest1796210000000,
   AttemptResponses1796220000000,
   TargetAuth1796230000000,
+  RunTraces1796240000000,
 ];
 
 /** MIGRATIONS with the keyring that the data migrations seal secrets under. */

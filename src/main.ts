@@ -8,6 +8,7 @@ import { AppConfig, loadConfig, InvalidConfigError } from './config';
 import { EmbeddedPostgresHandle, startEmbeddedPostgres } from './embedded-postgres';
 import { migrateDatabase } from './schema';
 import { parseKeyring, readOrCreateKeyFile } from './secrets';
+import { startTracing } from './tracing';
 
 /**
  * Boot order: validate config, start the embedded Postgres when no DATABASE_URL is given,
@@ -17,6 +18,10 @@ import { parseKeyring, readOrCreateKeyFile } from './secrets';
  */
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
+  // Before anything that makes spans; the SDK's exporter reads its OTEL_EXPORTER_OTLP_* itself.
+  const tracing = config.tracing.enabled
+    ? startTracing({ serviceName: config.tracing.serviceName })
+    : null;
   let embedded: EmbeddedPostgresHandle | null = null;
   let resolved: AppConfig = config;
   if (!config.databaseUrl) {
@@ -52,6 +57,7 @@ async function main(): Promise<void> {
       await withDeadline(app.close(), resolved.shutdownTimeoutMs);
     } finally {
       if (embedded) await embedded.stop();
+      await tracing?.shutdown().catch(() => undefined);
     }
     console.log('dueline: stopped');
     process.exit(0);

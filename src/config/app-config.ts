@@ -94,6 +94,15 @@ export interface OidcConfig {
   publishAheadSeconds: number;
 }
 
+/**
+ * OpenTelemetry traces: off unless the standard OTEL_* variables ask for them (an OTLP endpoint,
+ * or OTEL_TRACES_EXPORTER=otlp); the exporter reads its own OTEL_EXPORTER_OTLP_* settings.
+ */
+export interface TracingConfig {
+  enabled: boolean;
+  serviceName: string;
+}
+
 /** The admitter: how often it looks at the waiting lists, tenants and runs per round. */
 export interface AdmissionConfig {
   intervalMs: number;
@@ -148,6 +157,7 @@ export interface AppConfig {
   admission: AdmissionConfig;
   attemptRecord: AttemptRecordConfig;
   oidc: OidcConfig;
+  tracing: TracingConfig;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -265,6 +275,7 @@ export function loadConfig(env: Env): AppConfig {
       responseBodyBytes: int('ATTEMPT_RESPONSE_BODY_BYTES', 4096, 0, 65_536),
     },
     oidc,
+    tracing: tracing(env),
     admission: {
       intervalMs: int('ADMISSION_INTERVAL_MS', 50, 5, 60_000),
       tenantsPerRound: int('ADMISSION_TENANTS_PER_ROUND', 1000, 1, 100_000),
@@ -308,6 +319,21 @@ function allowedHosts(env: Env): AllowedHosts {
       ),
     );
   }
+}
+
+function tracing(env: Env): TracingConfig {
+  const exporter = optional(env, 'OTEL_TRACES_EXPORTER');
+  if (exporter !== null && exporter !== 'otlp' && exporter !== 'none') {
+    throw new InvalidConfigError('OTEL_TRACES_EXPORTER', `must be otlp or none, got "${exporter}"`);
+  }
+  const sdkDisabled = optional(env, 'OTEL_SDK_DISABLED') === 'true';
+  const endpoint =
+    optional(env, 'OTEL_EXPORTER_OTLP_ENDPOINT') ??
+    optional(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
+  return {
+    enabled: !sdkDisabled && exporter !== 'none' && (endpoint !== null || exporter === 'otlp'),
+    serviceName: optional(env, 'OTEL_SERVICE_NAME') ?? 'dueline',
+  };
 }
 
 function issuer(env: Env, port: number): string {

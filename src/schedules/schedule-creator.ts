@@ -23,6 +23,8 @@ export interface CreateRequest {
   idempotencyKey: string;
   requestBody: unknown;
   input: ScheduleInput;
+  /** The W3C traceparent of the create's span (tracing on), kept to link its runs to it. */
+  traceParent?: string | null;
 }
 
 /** Each request's answer: the schedule (`created` false for a replay) or why it was refused. */
@@ -42,6 +44,7 @@ interface Prepared {
   id: string;
   definition: ScheduleDefinition;
   nextDueAt: Date | null;
+  traceParent: string | null;
 }
 
 /** Single creates of one tenant that arrive together share a transaction, up to this many. */
@@ -121,6 +124,7 @@ export class ScheduleCreator {
           id: randomUUID(),
           definition,
           nextDueAt: nextDueAfter(definition, now, firingChecks),
+          traceParent: request.traceParent ?? null,
         });
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;

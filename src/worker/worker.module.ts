@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AdmissionModule } from '../admission';
 import { ExecutionModule } from '../execution';
+import { OccurrencesModule } from '../occurrences';
 import { SigningKeysModule } from '../signing-keys';
 import { TargetsModule } from '../targets';
 import { RunExecutor } from './run-executor';
@@ -12,7 +13,7 @@ import { WorkerService } from './worker.service';
  * under a kept lease, and reports each outcome under its fence (execution).
  */
 @Module({
-  imports: [AdmissionModule, ExecutionModule, TargetsModule, SigningKeysModule],
+  imports: [AdmissionModule, ExecutionModule, TargetsModule, SigningKeysModule, OccurrencesModule],
   providers: [RunExecutor, WorkerService, TargetCredentials],
   exports: [WorkerService],
 })

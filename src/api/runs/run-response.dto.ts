@@ -181,10 +181,22 @@ export class AttemptDto {
 }
 
 export class RunDetailDto extends RunDto {
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '4bf92f3577b34da6a3ce929d0e0e4736',
+    description: "The W3C trace id of the run's trace; null when tracing was off",
+  })
+  traceId: string | null;
+
   @ApiProperty({ type: [AttemptDto] }) attempts: AttemptDto[];
 
   static fromDetail(run: RunWithAttempts): RunDetailDto {
-    return { ...RunDto.from(run), attempts: run.attempts.map(AttemptDto.from) };
+    return {
+      ...RunDto.from(run),
+      traceId: run.traceId,
+      attempts: run.attempts.map(AttemptDto.from),
+    };
   }
 }
 

@@ -30,6 +30,7 @@ const base: Schedule = {
   startDeadlineSeconds: null,
   nextDueAt: null,
   createdAt: new Date(0),
+  traceParent: null,
   updatedAt: new Date(0),
 };
 const idle = { active: false, waiting: 0 };
