@@ -173,7 +173,7 @@ describe('no secret in logs, spans, answers or errors', () => {
           runAt: new Date(Date.now() + 3600_000).toISOString(),
           retryPolicy: { maxAttempts: 1 },
         }),
-      }).then((r) => r.json());
+      }).then((r) => r.json() as Promise<{ id: string }>);
       const run = await call('POST', `/schedules/${schedule.id}/trigger`, undefined, key);
       runs.push(run.body.id);
     }
