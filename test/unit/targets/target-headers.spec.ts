@@ -64,6 +64,11 @@ describe('target header rules', () => {
     'X-Dueline-Run-Id',
     'x-dueline-signature',
     'X-Dueline-Anything-New',
+    'webhook-id',
+    'Webhook-Signature',
+    'webhook-timestamp',
+    'traceparent',
+    'TraceState',
   ])('reserves %s for dueline', (name) => {
     expect(reservedHeaderReason(name)).not.toBeNull();
   });
@@ -75,7 +80,7 @@ describe('target header rules', () => {
     },
   );
 
-  it.each(['User-Agent', 'Accept', 'X-Request-Source', 'X-Duelinefoo', 'Forwarded'])(
+  it.each(['User-Agent', 'Accept', 'X-Request-Source', 'X-Duelinefoo', 'Forwarded', 'Webhooks'])(
     'leaves %s to the tenant',
     (name) => {
       expect(reservedHeaderReason(name)).toBeNull();
