@@ -6,6 +6,10 @@ import { DispatchBudget1796050000000 } from './1796050000000-DispatchBudget';
 import { RunReasons1796060000000 } from './1796060000000-RunReasons';
 import { ScheduleQuota1796070000000 } from './1796070000000-ScheduleQuota';
 import { Admission1796080000000 } from './1796080000000-Admission';
+import { FairShare1796090000000 } from './1796090000000-FairShare';
+import { LoadProfile1796091000000 } from './1796091000000-LoadProfile';
+import { FlexibleWindows1796092000000 } from './1796092000000-FlexibleWindows';
+import { WaitingDeadlineIndex1796093000000 } from './1796093000000-WaitingDeadlineIndex';
 import { SigningSecretRotation1796200000000 } from './1796200000000-SigningSecretRotation';
 import { EncryptSecretsAtRest1796210000000 } from './1796210000000-EncryptSecretsAtRest';
 import { AttemptResponses1796220000000 } from './1796220000000-AttemptResponses';
@@ -23,6 +27,10 @@ export const MIGRATIONS = [
   RunReasons1796060000000,
   ScheduleQuota1796070000000,
   Admission1796080000000,
+  FairShare1796090000000,
+  LoadProfile1796091000000,
+  FlexibleWindows1796092000000,
+  WaitingDeadlineIndex1796093000000,
   SigningSecretRotation1796200000000,
   EncryptSecretsAtRest1796210000000,
   AttemptResponses1796220000000,

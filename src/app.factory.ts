@@ -14,6 +14,7 @@ import {
   FieldErrorDto,
   ProblemDto,
   ProblemFilter,
+  requestDeadline,
   StrictValidationPipe,
 } from './common';
 
@@ -29,6 +30,7 @@ export async function createApp(config: AppConfig, clock?: Clock): Promise<INest
     abortOnError: false,
   });
   app.useLogger(app.get(Logger));
+  app.use(requestDeadline(config.requestTimeoutMs));
   // The batch route's own, larger limit comes first: a body it has read is not read again.
   app.use(BATCH_PATH, json({ limit: BATCH_BODY_LIMIT, strict: true }));
   app.useBodyParser('json', { limit: BODY_LIMIT, strict: true });

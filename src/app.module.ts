@@ -36,7 +36,10 @@ export class AppModule {
         ConfigModule.forRoot(config),
         SecretsModule.forRoot(config.secretsKeyring),
         LoggerModule.forRoot(loggingParams(config.logLevel)),
-        DatabaseModule.forRoot(config.databaseUrl, config.database.poolSize, SCHEMA),
+        DatabaseModule.forRoot(config.databaseUrl, config.database.poolSize, SCHEMA, {
+          connectTimeoutMs: config.database.connectTimeoutMs,
+          primaryCheckIntervalMs: config.database.primaryCheckIntervalMs,
+        }),
         QueueModule,
         ObservabilityModule,
         HealthModule,

@@ -4,6 +4,11 @@ import { DispatchBudgetEntity } from './admission';
 import { AttemptEntity } from './attempts';
 import { runMigrations, type ForeignSchema, type MigrationResult } from './database';
 import { DueIndexEntity, PollerPresenceEntity, ShardLeaseEntity } from './due-index';
+import {
+  ScheduleLoadEntity,
+  TenantLoadInstantEntity,
+  TenantLoadProfileEntity,
+} from './load-profile';
 import { OccurrenceEntity } from './occurrences';
 import { PGBOSS_SCHEMA } from './queue';
 import type { SecretKeyring } from './secrets';
@@ -31,6 +36,9 @@ export const SCHEMA = {
     OccurrenceEntity,
     AttemptEntity,
     DispatchBudgetEntity,
+    TenantLoadProfileEntity,
+    TenantLoadInstantEntity,
+    ScheduleLoadEntity,
     SigningKeyEntity,
   ],
   migrations: MIGRATIONS,

@@ -7,6 +7,7 @@ import { SchedulesModule } from '../schedules';
 import { SigningKeysModule } from '../signing-keys';
 import { TargetsModule } from '../targets';
 import { TenantsModule } from '../tenants';
+import { UsageModule } from '../usage';
 import { AuthGuard } from './auth/auth.guard';
 import { JwksController } from './jwks/jwks.controller';
 import { TenantRateLimitGuard } from './rate-limit/tenant-rate-limit.guard';
@@ -15,6 +16,7 @@ import { ScheduleRunsController } from './runs/schedule-runs.controller';
 import { SchedulesController } from './schedules/schedules.controller';
 import { TargetsController } from './targets/targets.controller';
 import { TenantsController } from './tenants/tenants.controller';
+import { UsageController } from './usage/usage.controller';
 
 /**
  * The api role: the management HTTP API and the worker contract. Controllers translate; the
@@ -28,6 +30,7 @@ import { TenantsController } from './tenants/tenants.controller';
     OccurrencesModule,
     AdmissionModule,
     ExecutionModule,
+    UsageModule,
     SigningKeysModule,
   ],
   controllers: [
@@ -36,6 +39,7 @@ import { TenantsController } from './tenants/tenants.controller';
     TargetsController,
     ScheduleRunsController,
     RunsController,
+    UsageController,
     JwksController,
   ],
   providers: [

@@ -45,6 +45,7 @@ export class OccurrencesRepository {
       retry_deadline_seconds: o.retryDeadlineSeconds,
       priority: priorityRank(o.priority),
       start_deadline_seconds: o.startDeadlineSeconds,
+      fires_at: (o.firesAt ?? o.scheduledAt).toISOString(),
       admitted: o.admitted ?? false,
       coalesced_count: o.coalescedCount ?? 0,
       coalesced_first: o.coalescedFirst?.toISOString() ?? null,
@@ -162,6 +163,7 @@ function toRun(row: Row): Run {
     finishedAt: row.finished_at as Date | null,
     priority: priorityOfRank(row.priority as number),
     startDeadline: row.start_deadline as Date | null,
+    firesAt: row.fires_at as Date,
     estimatedStartAt: (row.estimated_start_at as Date | undefined) ?? null,
     // traceparent: version-traceid-spanid-flags
     traceId: typeof row.trace_parent === 'string' ? row.trace_parent.split('-')[1] : null,

@@ -9,6 +9,8 @@ export const SCHEDULE_LIMITS = {
   maxPreviewCount: 100,
   /** A start deadline longer than a day is no deadline a scheduler should keep. */
   maxStartDeadlineSeconds: 86_400,
+  /** A flexible window of more than an hour is a different schedule, not a smoothed one. */
+  maxFlexibleWindowSeconds: 3600,
   /** Items of one POST /schedules/batch (its body is bounded too: BATCH_BODY_LIMIT). */
   maxBatchItems: 1000,
 } as const;

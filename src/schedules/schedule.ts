@@ -42,6 +42,11 @@ export interface ScheduleDefinition {
   priority: RunPriority;
   /** A run that cannot start within this bound of its instant is SKIPPED (null: no deadline). */
   startDeadlineSeconds: number | null;
+  /**
+   * Each run fires at a planned instant within this many seconds after its nominal one (0:
+   * exactly at it); see plannedFireAt. Shorter than the gap between two runs of a cron.
+   */
+  flexibleWindowSeconds: number;
 }
 
 export interface Schedule extends ScheduleDefinition {

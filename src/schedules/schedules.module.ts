@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AdmissionModule } from '../admission';
 import { DueIndexModule } from '../due-index';
+import { LoadProfileModule } from '../load-profile';
 import { OccurrencesModule } from '../occurrences';
 import { TargetsModule } from '../targets';
 import { ScheduleCreator } from './schedule-creator';
@@ -11,10 +12,10 @@ import { SchedulesService } from './schedules.service';
 /**
  * Schedules (record module): definitions with their revisions, Idempotency-Keys, the due-index
  * entry written with every change, the per-tenant count of live schedules behind the
- * maxActiveSchedules quota, and manual runs.
+ * maxActiveSchedules quota, what each adds to its tenant's projected load, and manual runs.
  */
 @Module({
-  imports: [AdmissionModule, DueIndexModule, TargetsModule, OccurrencesModule],
+  imports: [AdmissionModule, DueIndexModule, LoadProfileModule, TargetsModule, OccurrencesModule],
   providers: [SchedulesRepository, ScheduleQuotaRepository, ScheduleCreator, SchedulesService],
   exports: [SchedulesService],
 })

@@ -66,6 +66,13 @@ export class RunDto {
   startDeadline: string | null;
   @ApiProperty({
     format: 'date-time',
+    description:
+      "the planned fire instant: scheduledAt (the run's identity), or a deterministic instant " +
+      "within the schedule's flexibleWindowSeconds after it; the run never starts before it",
+  })
+  firesAt: string;
+  @ApiProperty({
+    format: 'date-time',
     nullable: true,
     description:
       "for a run waiting for its tenant's budget (throttled_*): when it should start, from its " +
@@ -97,6 +104,7 @@ export class RunDto {
       finishedAt: iso(run.finishedAt),
       priority: run.priority,
       startDeadline: iso(run.startDeadline),
+      firesAt: run.firesAt.toISOString(),
       estimatedStartAt: iso(run.estimatedStartAt),
       ...(run.coalesced
         ? {

@@ -165,6 +165,21 @@ export class ScheduleFieldsDto {
   @Min(1)
   @Max(SCHEDULE_LIMITS.maxStartDeadlineSeconds)
   startDeadlineSeconds?: number | null;
+
+  @ApiPropertyOptional({
+    minimum: 0,
+    maximum: SCHEDULE_LIMITS.maxFlexibleWindowSeconds,
+    default: 0,
+    description:
+      'Each run may fire at a planned instant up to this many seconds after its nominal one ' +
+      '(deterministic per schedule and instant, never before it; shown as firesAt), to spread ' +
+      'minute-boundary bursts. 0: exactly on time. Must be shorter than the gap between two runs.',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(SCHEDULE_LIMITS.maxFlexibleWindowSeconds)
+  flexibleWindowSeconds?: number;
 }
 
 export class CreateScheduleDto extends ScheduleFieldsDto {

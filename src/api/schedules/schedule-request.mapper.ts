@@ -34,6 +34,9 @@ function fields(dto: ScheduleFieldsDto): ScheduleEdit {
   if (dto.retryPolicy !== undefined) out.retryPolicy = { ...dto.retryPolicy };
   if (dto.priority !== undefined) out.priority = dto.priority ?? 'normal';
   if (dto.startDeadlineSeconds !== undefined) out.startDeadlineSeconds = dto.startDeadlineSeconds;
+  if (dto.flexibleWindowSeconds !== undefined) {
+    out.flexibleWindowSeconds = dto.flexibleWindowSeconds ?? 0;
+  }
   return out;
 }
 

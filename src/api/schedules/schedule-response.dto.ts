@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { Occurrence } from '../../recurrence';
 import { RUN_PRIORITIES } from '../../run-vocabulary';
-import type { Schedule } from '../../schedules';
+import { plannedFireAt, type Schedule } from '../../schedules';
 import { DstPolicyDto, RetryPolicyDto } from './schedule-request.dto';
 
 class ScheduleLinksDto {
@@ -29,10 +29,17 @@ export class ScheduleDto {
   @ApiProperty({ type: RetryPolicyDto }) retryPolicy: RetryPolicyDto;
   @ApiProperty({ enum: RUN_PRIORITIES }) priority: string;
   @ApiProperty({ nullable: true }) startDeadlineSeconds: number | null;
+  @ApiProperty({ example: 0 }) flexibleWindowSeconds: number;
   @ApiProperty({ example: 1, description: 'bumped by every edit; send it back as If-Match' })
   revision: number;
   @ApiProperty({ enum: ['active', 'paused', 'cancelled', 'completed'] }) status: string;
   @ApiProperty({ format: 'date-time', nullable: true }) nextDueAt: string | null;
+  @ApiProperty({
+    format: 'date-time',
+    nullable: true,
+    description: "the next run's planned fire instant (nextDueAt without a flexible window)",
+  })
+  nextFiresAt: string | null;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time' }) updatedAt: string;
   @ApiProperty({ type: ScheduleLinksDto }) links: ScheduleLinksDto;
@@ -56,9 +63,17 @@ export class ScheduleDto {
       retryPolicy: { ...schedule.retryPolicy },
       priority: schedule.priority,
       startDeadlineSeconds: schedule.startDeadlineSeconds,
+      flexibleWindowSeconds: schedule.flexibleWindowSeconds,
       revision: schedule.revision,
       status: schedule.status,
       nextDueAt: schedule.nextDueAt?.toISOString() ?? null,
+      nextFiresAt: schedule.nextDueAt
+        ? plannedFireAt(
+            schedule.id,
+            schedule.nextDueAt,
+            schedule.flexibleWindowSeconds,
+          ).toISOString()
+        : null,
       createdAt: schedule.createdAt.toISOString(),
       updatedAt: schedule.updatedAt.toISOString(),
       links: { self: `/schedules/${schedule.id}`, runs: `/schedules/${schedule.id}/runs` },
@@ -76,9 +91,20 @@ export class PreviewInstantDto {
   @ApiProperty({ format: 'date-time', example: '2027-11-07T05:30:00.000Z' }) at: string;
   @ApiProperty({ example: '2027-11-07T01:30:00-04:00', description: 'local wall time with offset' })
   local: string;
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description:
+      "a schedule's own preview: the planned fire instant within its flexible window (at, " +
+      'without one); it depends on the schedule id, so a preview before the create has none',
+  })
+  firesAt?: string;
 
-  static from(occurrence: Occurrence): PreviewInstantDto {
-    return { at: occurrence.at.toISOString(), local: occurrence.local };
+  static from(occurrence: Occurrence & { firesAt?: Date }): PreviewInstantDto {
+    return {
+      at: occurrence.at.toISOString(),
+      local: occurrence.local,
+      ...(occurrence.firesAt ? { firesAt: occurrence.firesAt.toISOString() } : {}),
+    };
   }
 }
 
