@@ -1,5 +1,5 @@
 import { getConstructionPlans } from 'pg-boss';
-import { MIGRATIONS } from '../migrations';
+import { MIGRATIONS, migrationsWith } from '../migrations';
 import { DispatchBudgetEntity } from './admission';
 import { AttemptEntity } from './attempts';
 import { runMigrations, type ForeignSchema, type MigrationResult } from './database';
@@ -11,7 +11,9 @@ import {
 } from './load-profile';
 import { OccurrenceEntity } from './occurrences';
 import { PGBOSS_SCHEMA } from './queue';
+import type { SecretKeyring } from './secrets';
 import { IdempotencyKeyEntity, ScheduleEntity, TenantScheduleCountEntity } from './schedules';
+import { SigningKeyEntity } from './signing-keys';
 import { TargetEntity } from './targets';
 import { ApiKeyEntity, TenantEntity } from './tenants';
 
@@ -37,6 +39,7 @@ export const SCHEMA = {
     TenantLoadProfileEntity,
     TenantLoadInstantEntity,
     ScheduleLoadEntity,
+    SigningKeyEntity,
   ],
   migrations: MIGRATIONS,
 };
@@ -47,7 +50,14 @@ const PGBOSS: ForeignSchema = {
   construction: () => getConstructionPlans(PGBOSS_SCHEMA),
 };
 
-/** Our migrations, then pg-boss's schema when it is absent, under one advisory lock. */
-export function migrateDatabase(url: string): Promise<MigrationResult> {
-  return runMigrations(url, SCHEMA, [PGBOSS]);
+/**
+ * Our migrations, then pg-boss's schema when it is absent, under one advisory lock. The
+ * keyring is what data migrations seal plain-text secrets under (none needed on an empty
+ * database).
+ */
+export function migrateDatabase(
+  url: string,
+  keyring: SecretKeyring | null = null,
+): Promise<MigrationResult> {
+  return runMigrations(url, { ...SCHEMA, migrations: migrationsWith(keyring) }, [PGBOSS]);
 }

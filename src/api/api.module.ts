@@ -4,10 +4,12 @@ import { AdmissionModule } from '../admission';
 import { ExecutionModule } from '../execution';
 import { OccurrencesModule } from '../occurrences';
 import { SchedulesModule } from '../schedules';
+import { SigningKeysModule } from '../signing-keys';
 import { TargetsModule } from '../targets';
 import { TenantsModule } from '../tenants';
 import { UsageModule } from '../usage';
 import { AuthGuard } from './auth/auth.guard';
+import { JwksController } from './jwks/jwks.controller';
 import { TenantRateLimitGuard } from './rate-limit/tenant-rate-limit.guard';
 import { RunsController } from './runs/runs.controller';
 import { ScheduleRunsController } from './runs/schedule-runs.controller';
@@ -29,6 +31,7 @@ import { UsageController } from './usage/usage.controller';
     AdmissionModule,
     ExecutionModule,
     UsageModule,
+    SigningKeysModule,
   ],
   controllers: [
     TenantsController,
@@ -37,6 +40,7 @@ import { UsageController } from './usage/usage.controller';
     ScheduleRunsController,
     RunsController,
     UsageController,
+    JwksController,
   ],
   providers: [
     // Order matters: the tenant is resolved before it is rate limited.

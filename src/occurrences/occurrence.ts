@@ -22,6 +22,8 @@ export interface NewOccurrence {
   coalescedCount?: number;
   coalescedFirst?: Date | null;
   coalescedLast?: Date | null;
+  /** The W3C traceparent of the span that created it: the root of the run's trace. */
+  traceParent?: string | null;
 }
 
 export const RUN_TRIGGERS = ['schedule', 'manual'] as const;

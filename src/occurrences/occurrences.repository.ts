@@ -18,6 +18,7 @@ import {
   LIST_RUNS_FIRST_PAGE,
   SCHEDULE_EXISTS,
   SELECT_RUN,
+  SELECT_TRACE_PARENTS,
 } from './occurrences.sql';
 
 @Injectable()
@@ -49,6 +50,7 @@ export class OccurrencesRepository {
       coalesced_count: o.coalescedCount ?? 0,
       coalesced_first: o.coalescedFirst?.toISOString() ?? null,
       coalesced_last: o.coalescedLast?.toISOString() ?? null,
+      trace_parent: o.traceParent ?? null,
     }));
     const inserted = await this.sql.rows(INSERT_OCCURRENCES, [JSON.stringify(rows)], tx);
     return inserted.map((r) => ({
@@ -64,6 +66,15 @@ export class OccurrencesRepository {
    * The run's state right after the cancel: CANCELLED, or RUNNING with a cancel request. Null
    * when no active run matched (not found, or already final).
    */
+  async traceParents(tenantId: string, runIds: readonly string[]): Promise<Map<string, string>> {
+    if (runIds.length === 0) return new Map();
+    const rows = await this.sql.rows<{ id: string; trace_parent: string }>(SELECT_TRACE_PARENTS, [
+      tenantId,
+      runIds,
+    ]);
+    return new Map(rows.map((r) => [r.id, r.trace_parent]));
+  }
+
   async cancel(
     tx: Tx,
     tenantId: string,
@@ -154,5 +165,7 @@ function toRun(row: Row): Run {
     startDeadline: row.start_deadline as Date | null,
     firesAt: row.fires_at as Date,
     estimatedStartAt: (row.estimated_start_at as Date | undefined) ?? null,
+    // traceparent: version-traceid-spanid-flags
+    traceId: typeof row.trace_parent === 'string' ? row.trace_parent.split('-')[1] : null,
   };
 }

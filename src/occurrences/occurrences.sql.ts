@@ -18,7 +18,7 @@ export const INSERT_OCCURRENCES = `
   INSERT INTO occurrences (
     tenant_id, schedule_id, revision, scheduled_at, scheduled_local, state, reason, trigger,
     max_attempts, retry_deadline, priority, start_deadline, fires_at, admitted_at,
-    coalesced_count, coalesced_first, coalesced_last, created_at, finished_at)
+    coalesced_count, coalesced_first, coalesced_last, created_at, finished_at, trace_parent)
   SELECT o.tenant_id, o.schedule_id, o.revision, o.scheduled_at, o.scheduled_local, o.state,
          o.reason, o.trigger, o.max_attempts,
          greatest(now(), o.fires_at) + make_interval(secs => o.retry_deadline_seconds),
@@ -28,13 +28,15 @@ export const INSERT_OCCURRENCES = `
          CASE WHEN o.admitted THEN now() END,
          o.coalesced_count, o.coalesced_first, o.coalesced_last,
          greatest(now(), o.fires_at),
-         CASE WHEN o.state = 'SKIPPED' THEN greatest(now(), o.fires_at) END
+         CASE WHEN o.state = 'SKIPPED' THEN greatest(now(), o.fires_at) END,
+         o.trace_parent
     FROM jsonb_to_recordset($1::jsonb) AS o(
       tenant_id uuid, schedule_id uuid, revision int, scheduled_at timestamptz,
       scheduled_local text, state text, reason text, trigger text, max_attempts int,
       retry_deadline_seconds int, priority smallint, start_deadline_seconds int,
       fires_at timestamptz, admitted boolean,
-      coalesced_count int, coalesced_first timestamptz, coalesced_last timestamptz)
+      coalesced_count int, coalesced_first timestamptz, coalesced_last timestamptz,
+      trace_parent text)
   ON CONFLICT ON CONSTRAINT occurrences_identity_key DO NOTHING
   RETURNING id, tenant_id, schedule_id, state, scheduled_at`;
 
@@ -77,7 +79,13 @@ const RUN_COLUMNS = `
   o.id, o.tenant_id, o.schedule_id, o.revision, o.scheduled_at, o.scheduled_local, o.state,
   o.reason, o.reason_detail, o.trigger, o.attempt_count, o.max_attempts, o.fencing_token,
   o.lease_until, o.next_attempt_at, o.cancel_requested_at, o.coalesced_count, o.coalesced_first,
-  o.coalesced_last, o.created_at, o.finished_at, o.priority, o.start_deadline, o.fires_at`;
+  o.coalesced_last, o.created_at, o.finished_at, o.priority, o.start_deadline, o.fires_at,
+  o.trace_parent`;
+
+/** The stored traceparents of runs $2 of tenant $1 (for the worker's spans, tracing on). */
+export const SELECT_TRACE_PARENTS = `
+  SELECT id, trace_parent FROM occurrences
+   WHERE tenant_id = $1 AND id = ANY($2::uuid[]) AND trace_parent IS NOT NULL`;
 
 /**
  * One run. A run waiting for its tenant's budget also says when it should start: after the

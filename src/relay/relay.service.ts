@@ -10,12 +10,15 @@ import { APP_CONFIG, type AppConfig } from '../config';
 import { Lifecycle } from '../observability';
 import { RunJobsRepository } from '../queue';
 import { SchedulesService } from '../schedules';
+import { SigningKeysService } from '../signing-keys';
+import { TargetsService } from '../targets';
 import { OutboxRepository } from './outbox.repository';
 
 /**
  * The relay role's housekeeping: republishes QUEUED runs whose queue job is gone (the outbox
  * repair; harmless if the job was merely slow, because workers claim the run, not the
- * message), reports the outbox age, and prunes expired Idempotency-Keys. Expired leases are
+ * message), reports the outbox age, prunes expired Idempotency-Keys and drops signing secrets
+ * whose rotation overlap has ended, and rotates the JWT signing keys when due. Expired leases are
  * the LeaseSweeper's; admission is the admission module's, at claim.
  */
 @Injectable()
@@ -31,6 +34,8 @@ export class RelayService implements OnApplicationBootstrap, BeforeApplicationSh
     private readonly outbox: OutboxRepository,
     private readonly jobs: RunJobsRepository,
     private readonly schedules: SchedulesService,
+    private readonly targets: TargetsService,
+    private readonly signingKeys: SigningKeysService,
     private readonly lifecycle: Lifecycle,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -69,5 +74,7 @@ export class RelayService implements OnApplicationBootstrap, BeforeApplicationSh
       seconds: await this.outbox.oldestQueuedAgeSeconds(),
     });
     await this.schedules.pruneIdempotencyKeys(relay.idempotencyPruneBatchSize);
+    await this.targets.dropExpiredSecrets(relay.idempotencyPruneBatchSize);
+    await this.signingKeys.rotateIfDue();
   }
 }

@@ -55,6 +55,8 @@ export interface Schedule extends ScheduleDefinition {
   revision: number;
   status: ScheduleStatus;
   nextDueAt: Date | null;
+  /** The create's span, when it was traced. */
+  traceParent: string | null;
   createdAt: Date;
   updatedAt: Date;
 }

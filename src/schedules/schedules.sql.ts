@@ -30,7 +30,7 @@ const NEW_SCHEDULE_COLUMNS = `
   id, name, target_id, kind, run_at, cron, timezone, dst_nonexistent, dst_repeated, start_at,
   end_at, payload, missed_run_policy, max_catch_up, overlap_policy, retry_max_attempts,
   retry_initial_delay_ms, retry_max_delay_ms, retry_deadline_seconds, priority,
-  start_deadline_seconds, flexible_window_seconds, next_due_at`;
+  start_deadline_seconds, flexible_window_seconds, next_due_at, trace_parent`;
 
 /**
  * Inserts new schedules of tenant $1 from a JSON array of rows ($2) in one statement. Every new
