@@ -15,6 +15,8 @@ export class JwksController {
   @Header('Cache-Control', 'public, max-age=300')
   @ApiOperation({
     summary: 'The public keys of the JWTs dueline sends to targets with auth type oidc',
+    // Public: a receiver fetches it without credentials.
+    security: [],
   })
   @ApiOkResponse({
     schema: {
