@@ -70,3 +70,23 @@ export interface TargetCheck {
   pass: boolean;
   measured: string;
 }
+
+/**
+ * A scenario of independent phases some of which failed: the rows of those that finished are
+ * still reported (and written), and the scenario still counts as failed.
+ */
+export class PhasesFailed extends Error {
+  constructor(
+    readonly results: ScenarioResult[],
+    readonly failures: ReadonlyArray<{ phase: string; error: unknown }>,
+  ) {
+    super(
+      failures
+        .map(({ phase, error }) => {
+          const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+          return `phase ${phase}: ${message}`;
+        })
+        .join('\n'),
+    );
+  }
+}

@@ -83,7 +83,6 @@ export async function runFairShare(ctx: BenchContext): Promise<ScenarioResult> {
     });
     const resources = world.meter.stop();
     const receipts = sink.all().filter((r) => r.system === 'ours');
-    const delivery = analyze(receipts, expected, { from: at, to: at });
     const byTenant = tenants.map((_, t) =>
       firstAttemptsOf(
         receipts,
@@ -93,6 +92,8 @@ export async function runFairShare(ctx: BenchContext): Promise<ScenarioResult> {
     const share = shareWhileBacklogged(byTenant, WEIGHTS, at);
     const last = byTenant.reduce((m, times) => Math.max(m, latest(times)), -Infinity);
     const drainMs = Number.isFinite(last) ? Math.round(last - at) : null;
+    // Over the drain, so the row's runs per second is the fleet's drain rate.
+    const delivery = analyze(receipts, expected, { from: at, to: Math.max(at + 1, last) });
     const notes = [
       `shares while all three had a backlog (+${(share.fromMs / 1000).toFixed(1)} s to ` +
         `+${(share.toMs / 1000).toFixed(1)} s, ${share.deliveries} deliveries, ` +
@@ -100,7 +101,12 @@ export async function runFairShare(ctx: BenchContext): Promise<ScenarioResult> {
         `(weights ${WEIGHTS.join('/')}: ${share.expectedPercent.map((p) => `${p} %`).join(' / ')}); ` +
         `all ${total} drained ${drainMs === null ? '-' : `${(drainMs / 1000).toFixed(1)} s`} after the instant`,
     ];
-    console.log(`  ${notes[0]}`);
+    const finished = byTenant.map((times) => latest(times) - at);
+    notes.push(
+      `each tenant's last delivery: ${finished.map((ms) => `+${(ms / 1000).toFixed(1)} s`).join(' / ')}; ` +
+        `deliveries per ${TIMELINE_BUCKET_MS / 1000} s from the instant: ${timeline(byTenant, at)}`,
+    );
+    for (const note of notes) console.log(`  ${note}`);
     const logs = world.logSummary();
     if (logs.errors > 0) notes.push(`service logged ${logs.errors} error line(s)`);
     return {
@@ -157,6 +163,26 @@ function shareWhileBacklogged(
     deliveries,
     perSecond: to > from ? round(deliveries / ((to - from) / 1000)) : 0,
   };
+}
+
+const TIMELINE_BUCKET_MS = 10_000;
+
+/** Deliveries per tenant in each bucket after the instant, e.g. `0-10 s 120/118/240, …`. */
+function timeline(receivedAt: readonly number[][], instant: number): string {
+  const buckets = new Map<number, number[]>();
+  receivedAt.forEach((times, t) => {
+    for (const time of times) {
+      const b = Math.max(0, Math.floor((time - instant) / TIMELINE_BUCKET_MS));
+      let counts = buckets.get(b);
+      if (!counts) buckets.set(b, (counts = receivedAt.map(() => 0)));
+      counts[t]++;
+    }
+  });
+  const seconds = TIMELINE_BUCKET_MS / 1000;
+  return [...buckets.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([b, counts]) => `${b * seconds}-${(b + 1) * seconds} s ${counts.join('/')}`)
+    .join(', ');
 }
 
 /** The latest of `times`, -Infinity for none. */

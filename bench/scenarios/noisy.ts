@@ -6,7 +6,7 @@ import {
   type ExpectedOccurrence,
 } from '../analysis';
 import type { Tenant } from '../api-client';
-import type { BenchContext, ScenarioResult } from '../context';
+import { PhasesFailed, type BenchContext, type NoisyPhase, type ScenarioResult } from '../context';
 import { observe } from '../observe';
 import { seedSchedules, seedTenants } from '../seed-sql';
 import { describeStages, stageLags } from '../stages';
@@ -44,18 +44,27 @@ const QUIET_SECONDS = 10;
  * - reserved: priority-high runs beside a flood that saturates the fleet (reserved-capacity.ts).
  */
 export async function runNoisy(ctx: BenchContext): Promise<ScenarioResult[]> {
+  const runs: Record<NoisyPhase, () => Promise<ScenarioResult[]>> = {
+    flood: async () => [await isolation(ctx, 'flood', 0), await isolation(ctx, 'flood', 1)],
+    many: async () => [await isolation(ctx, 'many', 0), await isolation(ctx, 'many', 2)],
+    fair: async () => [await runFairShare(ctx)],
+    reserved: async () => [await runReservedCapacity(ctx)],
+  };
+  // The phases are independent (each on its own database): one that fails does not stop the
+  // others, and the rows of those that finished are reported.
   const results: ScenarioResult[] = [];
-  const phases = ctx.flags.noisyPhases;
-  if (phases.includes('flood')) {
-    results.push(await isolation(ctx, 'flood', 0));
-    results.push(await isolation(ctx, 'flood', 1));
+  const failures: Array<{ phase: string; error: unknown }> = [];
+  for (const phase of ctx.flags.noisyPhases) {
+    try {
+      results.push(...(await runs[phase]()));
+    } catch (error) {
+      console.error(
+        `\n!! noisy phase ${phase} failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
+      failures.push({ phase, error });
+    }
   }
-  if (phases.includes('many')) {
-    results.push(await isolation(ctx, 'many', 0));
-    results.push(await isolation(ctx, 'many', 2));
-  }
-  if (phases.includes('fair')) results.push(await runFairShare(ctx));
-  if (phases.includes('reserved')) results.push(await runReservedCapacity(ctx));
+  if (failures.length > 0) throw new PhasesFailed(results, failures);
   return results;
 }
 

@@ -12,9 +12,13 @@ import { describeStages, stageLags } from '../stages';
 import { sleepUntil } from '../workload';
 import { SINGLE, World } from '../world';
 
-/** 50 slots per worker, 20 % of them (10) kept for priority-high runs. */
+/**
+ * 50 slots per worker, 20 % of them (10) kept for priority-high runs; fetches of at most 10 jobs
+ * (the batch may not exceed the concurrency, and a high batch fits the reserved slots).
+ */
 const RESERVED_ENV = {
   WORKER_CONCURRENCY: '50',
+  WORKER_BATCH_SIZE: '10',
   WORKER_RESERVED_HIGH_SHARE: '20',
 };
 const NORMAL_SLOTS = 40;
