@@ -29,7 +29,8 @@ Scenarios (default: ${DEFAULT_SET.join(' ')}, steady shortened to ${DEFAULT_SET_
              many      --many-tenants small tenants (SQL-seeded, --many-runs quiet runs each over
                        10 s) beside two --flood floods, against the same quiet load alone
              fair      three tenants of weight 1, 1, 2 flooding --fair-runs runs each into a small
-                       fleet (20 slots, a 20 ms target): their shares of the deliveries
+                       fleet (20 slots, 20 admitted waiting, a --fair-target-ms target): their
+                       shares of the deliveries while all three are backlogged
              reserved  a --reserved-flood flood saturating 40 of 50 slots (a 200 ms target)
                        beside a tenant's priority-high runs, one every 50 ms for 10 s
   peers      pg-boss schedule() and BullMQ job schedulers firing the same once-a-minute schedules
@@ -54,7 +55,7 @@ Flags:
   --flood 10000           noisy: the flooding tenant's runs     --quiet-tenants 20
   --noisy-phases flood,many,fair,reserved   noisy: the phases to run
   --many-tenants 1000     noisy many: small tenants             --many-runs 2 (quiet runs each)
-  --fair-runs 3000        noisy fair: runs per flooding tenant
+  --fair-runs 3000        noisy fair: runs per flooding tenant   --fair-target-ms 20 (per call)
   --reserved-flood 4000   noisy reserved: the saturating flood's runs
 
 Runs against DATABASE_URL when set, else an embedded PostgreSQL in a temp directory; every
@@ -100,6 +101,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     'many-tenants',
     'many-runs',
     'fair-runs',
+    'fair-target-ms',
     'reserved-flood',
   ]);
   for (const name of values.keys()) if (!known.has(name)) throw new Error(`unknown flag --${name}`);
@@ -148,6 +150,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       manyTenants: one('many-tenants', 1000),
       manyRuns: one('many-runs', 2),
       fairRuns: one('fair-runs', 3000),
+      fairTargetMs: one('fair-target-ms', 20),
       reservedFlood: one('reserved-flood', 4000),
     },
   };

@@ -43,6 +43,8 @@ export interface BenchFlags {
   manyRuns: number;
   /** Noisy, fair-share phase: one-time runs of each of the three flooding tenants. */
   fairRuns: number;
+  /** Noisy, fair-share phase: how long the target takes per call (holding a worker slot), ms. */
+  fairTargetMs: number;
   /** Noisy, reserved-capacity phase: the normal-priority flood that saturates the fleet. */
   reservedFlood: number;
 }

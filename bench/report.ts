@@ -190,7 +190,7 @@ function isolationChecks(
   const beside =
     phase === 'flood'
       ? `beside a ${floodSize}-run flood`
-      : `${String(flooded.params.quietTenants)} tenants beside ${floods.length} ${floodSize}-run floods`;
+      : `${(flooded.params.quietTenants as number).toLocaleString('en')} tenants beside ${floods.length === 2 ? 'two' : floods.length} ${floodSize}-run floods`;
   checks.push({
     target: `${beside}: quiet tenants' p99 ≤ 100 ms and ≤ 2× alone, none lost or early`,
     pass: b <= 100 && b <= 2 * a && quietClean && (phase === 'flood' || floodsClean),

@@ -17,8 +17,6 @@ const FAIR_ENV = {
   WORKER_RESERVED_HIGH_SHARE: '0',
   ADMISSION_FLEET_BACKLOG: '20',
 };
-/** Each call holds its worker slot this long, so the fleet (not the service's CPU) is the limit. */
-const TARGET_MS = 20;
 const WEIGHTS = [1, 1, 2];
 /** Quotas that never bind here: the fleet is the limit, not the tenants' own budgets. */
 const FAIR_QUOTAS = {
@@ -38,9 +36,11 @@ export async function runFairShare(ctx: BenchContext): Promise<ScenarioResult> {
   const { sink, flags } = ctx;
   sink.reset();
   const perTenant = flags.fairRuns;
+  // Each call holds its worker slot this long (--fair-target-ms, default 20).
+  const targetMs = flags.fairTargetMs;
   const label = `noisy: fair share, weights ${WEIGHTS.join('/')}, ${perTenant.toLocaleString('en')} runs each`;
   console.log(
-    `\n== ${label} (fleet: ${FAIR_ENV.WORKER_CONCURRENCY} slots, ${TARGET_MS} ms target, ` +
+    `\n== ${label} (fleet: ${FAIR_ENV.WORKER_CONCURRENCY} slots, ${targetMs} ms target, ` +
       `backlog ${FAIR_ENV.ADMISSION_FLEET_BACKLOG})`,
   );
   const world = await World.start(ctx, 'noisy-fair', SINGLE, { tenants: 0, env: FAIR_ENV });
@@ -48,14 +48,10 @@ export async function runFairShare(ctx: BenchContext): Promise<ScenarioResult> {
     const tenants: Tenant[] = [];
     for (const [i, weight] of WEIGHTS.entries()) {
       tenants.push(
-        await world.api.tenantWithTarget(
-          `bench-fair-${i}-w${weight}`,
-          sink.url('ours', TARGET_MS),
-          {
-            ...FAIR_QUOTAS,
-            weight,
-          },
-        ),
+        await world.api.tenantWithTarget(`bench-fair-${i}-w${weight}`, sink.url('ours', targetMs), {
+          ...FAIR_QUOTAS,
+          weight,
+        }),
       );
     }
     const total = perTenant * tenants.length;
@@ -71,7 +67,7 @@ export async function runFairShare(ctx: BenchContext): Promise<ScenarioResult> {
     console.log(`  ${total} runs (${perTenant} per tenant) due ${new Date(at).toISOString()}`);
     await sleepUntil(at - 1000);
     world.startMeter();
-    const slotsPerSecond = (Number(FAIR_ENV.WORKER_CONCURRENCY) * 1000) / TARGET_MS;
+    const slotsPerSecond = (Number(FAIR_ENV.WORKER_CONCURRENCY) * 1000) / targetMs;
     await observe({
       label,
       sink,
@@ -94,6 +90,11 @@ export async function runFairShare(ctx: BenchContext): Promise<ScenarioResult> {
     const drainMs = Number.isFinite(last) ? Math.round(last - at) : null;
     // Over the drain, so the row's runs per second is the fleet's drain rate.
     const delivery = analyze(receipts, expected, { from: at, to: Math.max(at + 1, last) });
+    // Slots the calls kept busy on average in the span (Little's law: rate × call time).
+    const busySlots = Math.round(((share.perSecond * targetMs) / 1000) * 10) / 10;
+    // Each tenant's rank by id: the fair share breaks ties by tenant id.
+    const byId = [...tenants].sort((a, b) => (a.id < b.id ? -1 : 1));
+    const idRank = tenants.map((t) => byId.indexOf(t));
     const notes = [
       `shares while all three had a backlog (+${(share.fromMs / 1000).toFixed(1)} s to ` +
         `+${(share.toMs / 1000).toFixed(1)} s, ${share.deliveries} deliveries, ` +
@@ -103,7 +104,9 @@ export async function runFairShare(ctx: BenchContext): Promise<ScenarioResult> {
     ];
     const finished = byTenant.map((times) => latest(times) - at);
     notes.push(
-      `each tenant's last delivery: ${finished.map((ms) => `+${(ms / 1000).toFixed(1)} s`).join(' / ')}; ` +
+      `~${busySlots} of ${FAIR_ENV.WORKER_CONCURRENCY} slots busy in that span; ` +
+        `tenants' rank by id ${idRank.join('/')}; ` +
+        `each tenant's last delivery: ${finished.map((ms) => `+${(ms / 1000).toFixed(1)} s`).join(' / ')}; ` +
         `deliveries per ${TIMELINE_BUCKET_MS / 1000} s from the instant: ${timeline(byTenant, at)}`,
     );
     for (const note of notes) console.log(`  ${note}`);
@@ -123,7 +126,9 @@ export async function runFairShare(ctx: BenchContext): Promise<ScenarioResult> {
         shareDeliveries: share.deliveries,
         shareDeliveriesPerSecond: share.perSecond,
         drainMs,
-        targetMs: TARGET_MS,
+        targetMs,
+        busySlots,
+        idRank,
         serviceLog: logs,
       },
       notes,

@@ -6,6 +6,7 @@ import {
   type ExpectedOccurrence,
 } from '../analysis';
 import type { Tenant } from '../api-client';
+import type { Receipt } from '../sink';
 import { PhasesFailed, type BenchContext, type NoisyPhase, type ScenarioResult } from '../context';
 import { observe } from '../observe';
 import { seedSchedules, seedTenants } from '../seed-sql';
@@ -175,6 +176,10 @@ async function isolation(
       notes.push(`quiet tenants' ${describeStages(stages)}`);
       console.log(`  ${notes[notes.length - 1]}`);
     }
+    notes.push(
+      `quiet lag p50/p99 by instant (s after the flood's): ${lagTimeline(receipts, quiet, floodAt)}`,
+    );
+    console.log(`  ${notes[notes.length - 1]}`);
     const floodFigures = flooders.map((flooder, f) => {
       const ids = floodIds.filter((_, i) => i % floods === f);
       const mine = firstAttemptsOf(receipts, ids);
@@ -242,4 +247,40 @@ function isolationLabel(
   return floods
     ? `noisy: ${count} tenants beside ${floods === 2 ? 'two' : floods} ${size}-run floods`
     : `noisy: ${count} tenants' quiet runs alone (baseline)`;
+}
+
+const TIMELINE_BUCKET_MS = 2000;
+
+/**
+ * The quiet runs' first-receipt lag p50/p99 per 2 s of their instants, counted from the flood's
+ * instant: whether the tail sits where the flood is being dispatched or spreads over the window.
+ */
+function lagTimeline(
+  receipts: readonly Receipt[],
+  quiet: readonly ExpectedOccurrence[],
+  floodAt: number,
+): string {
+  const first = new Map<string, number>();
+  for (const r of receipts) {
+    const k = `${r.scheduleId}@${r.scheduledAt}`;
+    const seen = first.get(k);
+    if (seen === undefined || r.receivedAt < seen) first.set(k, r.receivedAt);
+  }
+  const buckets = new Map<number, number[]>();
+  for (const e of quiet) {
+    const at = first.get(`${e.scheduleId}@${e.at}`);
+    if (at === undefined) continue;
+    const b = Math.floor((e.at - floodAt) / TIMELINE_BUCKET_MS);
+    let lags = buckets.get(b);
+    if (!lags) buckets.set(b, (lags = []));
+    lags.push(at - e.at);
+  }
+  const seconds = TIMELINE_BUCKET_MS / 1000;
+  return [...buckets.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([b, lags]) => {
+      const stats = lagStats(lags)!;
+      return `${b * seconds}-${(b + 1) * seconds} s ${Math.round(stats.p50)}/${Math.round(stats.p99)} ms`;
+    })
+    .join(', ');
 }
