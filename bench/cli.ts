@@ -37,7 +37,7 @@ Scenarios (default: ${DEFAULT_SET.join(' ')}, steady shortened to ${DEFAULT_SET_
   ceiling    the same per-occurrence database work as bare batched SQL
   creates    POST /schedules from --create-clients for an empty tenant and one with --schedules,
              then POST /schedules/batch of 1,000 items
-  all        every scenario above with its full defaults (about 15 minutes on 2 cores)
+  all        every scenario above with its full defaults (about 18 minutes on 2 cores)
 
 Flags:
   --rate 200,1000         steady rates (occurrences/s)          --seconds 60   steady window
