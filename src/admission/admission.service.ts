@@ -6,7 +6,8 @@ import { claimBlockedByOverlap, OverlapService } from '../overlap';
 import { RunJobsRepository, type RunToPublish } from '../queue';
 import type { RunReason } from '../run-vocabulary';
 import { decideAdmission, type AdmissionCandidate, type FleetRoom } from './admission-plan';
-import { shareFleet } from './fleet-share';
+import { shareFleet, type SlotDemand } from './fleet-share';
+import { FleetTurns } from './fleet-turns';
 import {
   AdmissionRepository,
   type ClaimDiagnosisRecord,
@@ -37,6 +38,8 @@ export class AdmissionService {
   /** The last tenant the admitter's previous round reached, when it could not take them all. */
   private turn: string | null = null;
   private summarisedAt = -Infinity;
+  /** How much of a saturated fleet each waiting tenant has had (see FleetTurns). */
+  private readonly turns = new FleetTurns();
 
   constructor(
     private readonly admission: AdmissionRepository,
@@ -158,21 +161,25 @@ export class AdmissionService {
     this.turn = tenants.length < admission.tenantsPerRound ? null : (tenants.at(-1) ?? null);
     const skipped = await this.admission.skipPastStartDeadline(admission.batchSize);
     if (skipped > 0) this.lifecycle.emit({ kind: 'runs.deadline_skipped', count: skipped });
-    const shares = await this.fleetShares(tenants);
+    const fleet = await this.fleetShares(tenants);
     let admitted = 0;
+    const throughFleet = new Map<string, number>();
     for (const tenantId of tenants) {
-      admitted += await this.admission.transaction(async (tx) => {
+      const runs = await this.admission.transaction(async (tx) => {
         await this.admission.lockTenantsPermits(tx, [tenantId]);
-        const runs = await this.admission.admitWaiting(
+        const taken = await this.admission.admitWaiting(
           tx,
           tenantId,
           admission.batchSize,
-          shares?.get(tenantId) ?? admission.batchSize,
+          fleet?.shares.get(tenantId) ?? admission.batchSize,
         );
-        await this.jobs.publish(tx, runs);
-        return runs.length;
+        await this.jobs.publish(tx, taken);
+        return taken;
       });
+      admitted += runs.length;
+      throughFleet.set(tenantId, runs.filter((run) => run.priority !== 'high').length);
     }
+    if (fleet) this.turns.served(fleet.demands, throughFleet);
     if (admitted > 0) this.lifecycle.emit({ kind: 'runs.admitted', count: admitted });
     // The waiting lists' summary (a metric) counts every waiting run: once a second is enough.
     const now = performance.now();
@@ -192,14 +199,19 @@ export class AdmissionService {
     return { free: Math.max(0, this.config.admission.fleetBacklog - backlog) };
   }
 
-  /** Each waiting tenant's share of the fleet's room, or null when it fits them all. */
-  private async fleetShares(tenants: readonly string[]): Promise<Map<string, number> | null> {
+  /**
+   * Each waiting tenant's share of the fleet's room (by the tenants' turns so far: FleetTurns),
+   * or null when the room fits them all.
+   */
+  private async fleetShares(
+    tenants: readonly string[],
+  ): Promise<{ shares: Map<string, number>; demands: SlotDemand[] } | null> {
     if (tenants.length === 0) return null;
     const { free } = await this.fleetRoom();
     const demands = await this.admission.waitingDemands(tenants, this.config.admission.batchSize);
     const wanted = demands.reduce((sum, d) => sum + d.wants, 0);
     if (free === null || wanted <= free) return null;
-    return shareFleet(demands, free);
+    return { shares: shareFleet(this.turns.weigh(demands), free), demands };
   }
 
   /** Where tenant `tenantId` stands in admission now (its usage report). */
