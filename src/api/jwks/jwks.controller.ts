@@ -15,6 +15,7 @@ export class JwksController {
   @Header('Cache-Control', 'public, max-age=300')
   @ApiOperation({
     summary: 'The public keys of the JWTs dueline sends to targets with auth type oidc',
+    security: [],
   })
   @ApiOkResponse({
     schema: {
