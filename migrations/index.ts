@@ -15,6 +15,7 @@ import { EncryptSecretsAtRest1796210000000 } from './1796210000000-EncryptSecret
 import { AttemptResponses1796220000000 } from './1796220000000-AttemptResponses';
 import { TargetAuth1796230000000 } from './1796230000000-TargetAuth';
 import { RunTraces1796240000000 } from './1796240000000-RunTraces';
+import { TargetFlowControl1796500000000 } from './1796500000000-TargetFlowControl';
 import type { SecretKeyring } from '../src/secrets';
 
 /** Every migration, oldest first. Each is reviewed SQL; TypeORM only runs them in order. */
@@ -36,6 +37,7 @@ export const MIGRATIONS = [
   AttemptResponses1796220000000,
   TargetAuth1796230000000,
   RunTraces1796240000000,
+  TargetFlowControl1796500000000,
 ];
 
 /** MIGRATIONS with the keyring that the data migrations seal secrets under. */

@@ -1,6 +1,6 @@
 import { getConstructionPlans } from 'pg-boss';
 import { MIGRATIONS, migrationsWith } from '../migrations';
-import { DispatchBudgetEntity } from './admission';
+import { DispatchBudgetEntity, TargetDispatchBudgetEntity } from './admission';
 import { AttemptEntity } from './attempts';
 import { runMigrations, type ForeignSchema, type MigrationResult } from './database';
 import { DueIndexEntity, PollerPresenceEntity, ShardLeaseEntity } from './due-index';
@@ -36,6 +36,7 @@ export const SCHEMA = {
     OccurrenceEntity,
     AttemptEntity,
     DispatchBudgetEntity,
+    TargetDispatchBudgetEntity,
     TenantLoadProfileEntity,
     TenantLoadInstantEntity,
     ScheduleLoadEntity,

@@ -11,11 +11,16 @@ import {
 } from '../run-vocabulary';
 import type { RunToPublish } from '../queue';
 import type { Claim, ClaimRequest } from './claim';
-import type { TenantBudget } from './admission-plan';
+import type { TargetBudget, TenantBudget } from './admission-plan';
 import type { ClaimDiagnosis } from './claim-refusal';
 import {
+  ADMIT_TARGET_WAITING,
   ADMIT_WAITING,
   CLAIM_RUNS,
+  END_RUNS_OF_GONE_TARGET,
+  SPEND_TARGET_TOKENS_OF_RUNS,
+  TARGET_BUDGETS,
+  TARGETS_WAITING,
   FLEET_BACKLOG,
   DIAGNOSE_CLAIM,
   END_WAITING_RUN,
@@ -34,7 +39,6 @@ import {
 } from './admission.sql';
 import type { SlotDemand } from './fleet-share';
 
-/** ClaimDiagnosis with what acting on the refusal needs. */
 /** What the waiting list looks like, for the metrics: runs by reason and the oldest's age. */
 export interface WaitingSummary {
   runs: Partial<Record<AdmissionWait, number>>;
@@ -48,6 +52,23 @@ export interface TenantAdmission {
   oldestWaitingSeconds: number;
 }
 
+/** A target with runs in its waiting list, as the admitter finds it (see TARGETS_WAITING). */
+export interface WaitingTarget {
+  targetId: string;
+  gone: boolean;
+  room: number;
+}
+
+/** What the tenant's admitter did with the runs it read (see ADMIT_WAITING). */
+export interface TenantListRound {
+  admitted: RunToPublish[];
+  /** Moved to their target's waiting list. */
+  deferred: number;
+  /** Ended FAILED target_gone. */
+  ended: number;
+}
+
+/** ClaimDiagnosis with what acting on the refusal needs. */
 export interface ClaimDiagnosisRecord extends ClaimDiagnosis {
   scheduleId: string;
   reason: RunReason | null;
@@ -56,6 +77,7 @@ export interface ClaimDiagnosisRecord extends ClaimDiagnosis {
   overlapPolicy: OverlapPolicy;
   priority: RunPriority;
   dbNow: Date;
+  targetDisabledReason: string | null;
 }
 
 @Injectable()
@@ -132,6 +154,76 @@ export class AdmissionRepository {
     );
   }
 
+  /** The budgets of the limited targets of these schedules, by schedule (see TARGET_BUDGETS). */
+  async targetBudgets(tx: Tx, scheduleIds: readonly string[]): Promise<Map<string, TargetBudget>> {
+    const rows = await this.sql.rows<{
+      schedule_id: string;
+      target_id: string;
+      room: number;
+      gone: boolean;
+      backing_off: boolean;
+      waiting: boolean;
+    }>(TARGET_BUDGETS, [[...new Set(scheduleIds)]], tx);
+    return new Map(
+      rows.map((r) => [
+        r.schedule_id,
+        {
+          targetId: r.target_id,
+          room: Number(r.room),
+          gone: r.gone,
+          backingOff: r.backing_off,
+          waiting: r.waiting,
+        },
+      ]),
+    );
+  }
+
+  /** One token of its target per run created admitted (see SPEND_TARGET_TOKENS_OF_RUNS). */
+  async spendTargetTokensOfRuns(tx: Tx, runIds: readonly string[]): Promise<void> {
+    if (runIds.length === 0) return;
+    await this.sql.rows(SPEND_TARGET_TOKENS_OF_RUNS, [runIds], tx);
+  }
+
+  /** Targets of the tenant with runs waiting for them (see TARGETS_WAITING). */
+  async targetsWaiting(
+    tx: Tx,
+    tenantId: string,
+    limit: number,
+    after: string | null,
+  ): Promise<WaitingTarget[]> {
+    const rows = await this.sql.rows<{ target_id: string; gone: boolean; room: number }>(
+      TARGETS_WAITING,
+      [tenantId, limit, after],
+      tx,
+    );
+    return rows.map((r) => ({ targetId: r.target_id, gone: r.gone, room: Number(r.room) }));
+  }
+
+  /** The admitter's step for one target's waiting list (see ADMIT_TARGET_WAITING). */
+  async admitTargetWaiting(
+    tx: Tx,
+    tenantId: string,
+    targetId: string,
+    limit: number,
+  ): Promise<RunToPublish[]> {
+    const rows = await this.sql.rows<{ id: string; tenant_id: string; priority: number }>(
+      ADMIT_TARGET_WAITING,
+      [tenantId, targetId, limit],
+      tx,
+    );
+    return rows.map(toRunToPublish);
+  }
+
+  /** A disabled target's waiting runs end FAILED target_gone (see END_RUNS_OF_GONE_TARGET). */
+  async endRunsOfGoneTarget(
+    tx: Tx,
+    tenantId: string,
+    targetId: string,
+    limit: number,
+  ): Promise<number> {
+    return (await this.sql.rows(END_RUNS_OF_GONE_TARGET, [tenantId, targetId, limit], tx)).length;
+  }
+
   /** Admitted normal/low runs waiting in the queue for a worker (see FLEET_BACKLOG). */
   async fleetBacklog(tx?: Tx): Promise<number> {
     const [row] = await this.sql.rows<{ backlog: number }>(FLEET_BACKLOG, [], tx);
@@ -172,17 +264,18 @@ export class AdmissionRepository {
     tenantId: string,
     limit: number,
     notHighLimit: number,
-  ): Promise<RunToPublish[]> {
-    const rows = await this.sql.rows<{ id: string; tenant_id: string; priority: number }>(
-      ADMIT_WAITING,
-      [tenantId, limit, notHighLimit],
-      tx,
-    );
-    return rows.map((r) => ({
-      runId: r.id,
-      tenantId: r.tenant_id,
-      priority: priorityOfRank(r.priority),
-    }));
+  ): Promise<TenantListRound> {
+    const rows = await this.sql.rows<{
+      id: string;
+      tenant_id: string;
+      priority: number;
+      outcome: 'admitted' | 'waits' | 'ended';
+    }>(ADMIT_WAITING, [tenantId, limit, notHighLimit], tx);
+    return {
+      admitted: rows.filter((r) => r.outcome === 'admitted').map(toRunToPublish),
+      deferred: rows.filter((r) => r.outcome === 'waits').length,
+      ended: rows.filter((r) => r.outcome === 'ended').length,
+    };
   }
 
   /** Waiting runs past their start deadline end SKIPPED (see SKIP_PAST_START_DEADLINE). */
@@ -238,6 +331,10 @@ export class AdmissionRepository {
       overlapPolicy: row.overlap_policy as OverlapPolicy,
       priority: priorityOfRank(row.priority as number),
       rateWaitMs: Math.ceil(row.rate_wait_ms as number),
+      targetGone: row.target_gone as boolean,
+      targetDisabledReason: row.target_disabled_reason as string | null,
+      targetBackoffMs: Math.ceil(row.target_backoff_ms as number),
+      targetAtCapacity: row.target_at_capacity as boolean,
       dbNow: row.db_now as Date,
     };
   }
@@ -258,6 +355,10 @@ export class AdmissionRepository {
   async park(tx: Tx, run: ClaimRequest, reason: WaitReason): Promise<void> {
     await this.sql.affected(PARK_RUN, [run.runId, run.tenantId, reason], tx);
   }
+}
+
+function toRunToPublish(r: { id: string; tenant_id: string; priority: number }): RunToPublish {
+  return { runId: r.id, tenantId: r.tenant_id, priority: priorityOfRank(r.priority) };
 }
 
 function toClaim(row: Row): Claim {

@@ -21,8 +21,11 @@ const WAITING_SUMMARY_INTERVAL_MS = 1000;
 
 /** A run about to be created, as admission marks it. */
 export interface NewRunToAdmit extends AdmissionCandidate {
+  scheduleId: string;
   admitted?: boolean;
   reason: RunReason | null;
+  /** Set to FAILED (target_gone) when its target is disabled: it is recorded, never started. */
+  state: 'QUEUED' | 'SKIPPED' | 'FAILED';
 }
 
 /**
@@ -37,6 +40,8 @@ export class AdmissionService {
   private readonly random: () => number = Math.random;
   /** The last tenant the admitter's previous round reached, when it could not take them all. */
   private turn: string | null = null;
+  /** Per tenant, the last target whose waiting list the previous round reached. */
+  private readonly targetTurn = new Map<string, string | null>();
   private summarisedAt = -Infinity;
   /** How much of a saturated fleet each waiting tenant has had (see FleetTurns). */
   private readonly turns = new FleetTurns();
@@ -130,20 +135,34 @@ export class AdmissionService {
     const fleet = runs.some((run) => run.priority !== 'high')
       ? await this.fleetRoom(tx)
       : { free: null };
-    const decisions = decideAdmission(runs, budgets, fleet);
+    const targets = await this.admission.targetBudgets(
+      tx,
+      runs.map((run) => run.scheduleId),
+    );
+    const decisions = decideAdmission(runs, budgets, fleet, targets);
     runs.forEach((run, i) => {
       const decision = decisions[i];
       if (decision.admitted) run.admitted = true;
-      else run.reason = decision.waitsFor;
+      else if ('ends' in decision) {
+        run.state = 'FAILED';
+        run.reason = decision.ends;
+      } else run.reason = decision.waitsFor;
     });
   }
 
-  /** Runs created admitted in `tx`: their tokens are spent and their jobs published. */
+  /**
+   * Runs created admitted in `tx`: their tokens (their tenants' and their targets') are spent
+   * and their jobs published.
+   */
   async admitted(tx: Tx, runs: readonly RunToPublish[]): Promise<void> {
     if (runs.length === 0) return;
     await this.admission.spendTokens(
       tx,
       runs.map((run) => run.tenantId),
+    );
+    await this.admission.spendTargetTokensOfRuns(
+      tx,
+      runs.map((run) => run.runId),
     );
     await this.jobs.publish(tx, runs);
   }
@@ -163,24 +182,32 @@ export class AdmissionService {
     if (skipped > 0) this.lifecycle.emit({ kind: 'runs.deadline_skipped', count: skipped });
     const fleet = await this.fleetShares(tenants);
     let admitted = 0;
+    let targetGone = 0;
     const throughFleet = new Map<string, number>();
     for (const tenantId of tenants) {
-      const runs = await this.admission.transaction(async (tx) => {
+      const round = await this.admission.transaction(async (tx) => {
         await this.admission.lockTenantsPermits(tx, [tenantId]);
-        const taken = await this.admission.admitWaiting(
+        const share = fleet?.shares.get(tenantId) ?? admission.batchSize;
+        // The targets' waiting lists first: their runs waited longest for what frees now.
+        const fromTargets = await this.admitFromTargets(tx, tenantId, share);
+        const left = Math.max(0, admission.batchSize - fromTargets.admitted.length);
+        const fromTenant = await this.admission.admitWaiting(
           tx,
           tenantId,
-          admission.batchSize,
-          fleet?.shares.get(tenantId) ?? admission.batchSize,
+          left,
+          Math.max(0, share - fromTargets.admitted.length),
         );
-        await this.jobs.publish(tx, taken);
-        return taken;
+        const runs = [...fromTargets.admitted, ...fromTenant.admitted];
+        await this.jobs.publish(tx, runs);
+        return { runs, ended: fromTargets.ended + fromTenant.ended };
       });
-      admitted += runs.length;
-      throughFleet.set(tenantId, runs.filter((run) => run.priority !== 'high').length);
+      admitted += round.runs.length;
+      targetGone += round.ended;
+      throughFleet.set(tenantId, round.runs.filter((run) => run.priority !== 'high').length);
     }
     if (fleet) this.turns.served(fleet.demands, throughFleet);
     if (admitted > 0) this.lifecycle.emit({ kind: 'runs.admitted', count: admitted });
+    if (targetGone > 0) this.lifecycle.emit({ kind: 'runs.target_gone', count: targetGone });
     // The waiting lists' summary (a metric) counts every waiting run: once a second is enough.
     const now = performance.now();
     if (now - this.summarisedAt >= WAITING_SUMMARY_INTERVAL_MS) {
@@ -191,6 +218,38 @@ export class AdmissionService {
       });
     }
     return admitted;
+  }
+
+  /**
+   * One tenant's targets' waiting lists, under its permit lock: the runs of a disabled target
+   * end (target_gone, a bounded batch per round), a target with room admits in its order as
+   * the tenant's budget allows (at most `limit` in all). Targets take turns when more wait than
+   * a round visits, so the cost of a round is bounded by the round, not by the lists.
+   */
+  private async admitFromTargets(
+    tx: Tx,
+    tenantId: string,
+    limit: number,
+  ): Promise<{ admitted: RunToPublish[]; ended: number }> {
+    const { tenantsPerRound, batchSize } = this.config.admission;
+    const after = this.targetTurn.get(tenantId) ?? null;
+    const targets = await this.admission.targetsWaiting(tx, tenantId, tenantsPerRound, after);
+    if (targets.length < tenantsPerRound) this.targetTurn.delete(tenantId);
+    else this.targetTurn.set(tenantId, targets.at(-1)?.targetId ?? null);
+    const admitted: RunToPublish[] = [];
+    let ended = 0;
+    for (const target of targets) {
+      if (target.gone) {
+        ended += await this.admission.endRunsOfGoneTarget(tx, tenantId, target.targetId, batchSize);
+        continue;
+      }
+      const left = limit - admitted.length;
+      if (target.room <= 0 || left <= 0) continue;
+      admitted.push(
+        ...(await this.admission.admitTargetWaiting(tx, tenantId, target.targetId, left)),
+      );
+    }
+    return { admitted, ended };
   }
 
   /** The fleet's room for normal/low runs now (see FLEET_BACKLOG). */
@@ -251,9 +310,13 @@ export class AdmissionService {
       );
       return refused(delay);
     };
-    const end = async (state: 'CANCELLED' | 'FAILED' | 'SKIPPED', why: RunReason) => {
+    const end = async (
+      state: 'CANCELLED' | 'FAILED' | 'SKIPPED',
+      why: RunReason,
+      detail: string | null = d?.reasonDetail ?? null,
+    ) => {
       if (!d) return refused();
-      const ended = await this.admission.endWaiting(tx, run, state, why, d.reasonDetail);
+      const ended = await this.admission.endWaiting(tx, run, state, why, detail);
       if (ended) {
         await this.overlap.runEnded(tx, {
           scheduleId: d.scheduleId,
@@ -295,6 +358,17 @@ export class AdmissionService {
         }
         return refused();
       }
+      case 'target_gone':
+        return end('FAILED', reason, d?.targetDisabledReason ?? null);
+      case 'target_backoff':
+      case 'throttled_target':
+        if (d?.state === 'QUEUED') {
+          // Waits in its target's list, at no cost, until the admitter takes it: no new job.
+          await this.admission.park(tx, run, reason);
+          return refused();
+        }
+        // A retry comes back once the backoff has passed (or shortly, for room at the target).
+        return requeue(reason === 'target_backoff' && d ? d.targetBackoffMs + 1 : shortly());
       case 'throttled_concurrency':
       case 'throttled_rate':
         if (d?.state === 'QUEUED') {

@@ -26,11 +26,91 @@ const heldPermits = (tenant: string) => `
       AND (r.state = 'RUNNING' OR (r.state = 'QUEUED' AND r.admitted_at IS NOT NULL)))`;
 
 /**
- * A run waiting for admission: for its tenant's budget or for room in the fleet (the waiting
- * list, occurrences_waiting_admission_idx).
+ * A run waiting in its tenant's list: for its tenant's budget or for room in the fleet
+ * (occurrences_waiting_admission_idx, per tenant in admission order).
  */
-const WAITING_FOR_BUDGET = (o: string) => `${o}.state = 'QUEUED' AND ${o}.admitted_at IS NULL
+const WAITING_FOR_TENANT = (o: string) => `${o}.state = 'QUEUED' AND ${o}.admitted_at IS NULL
         AND ${o}.reason IN ('throttled_concurrency', 'throttled_rate', 'throttled_fleet')`;
+
+/**
+ * A run waiting in its target's list: for the target's maxConcurrency or ratePerSecond, or for
+ * its backoff to pass (occurrences_waiting_target_idx, per (tenant, target) in admission
+ * order). A list of its own, so the tenant's admitter never reads past runs that wait for a
+ * busy target: each run is moved there once, and taken from there once.
+ */
+const WAITING_FOR_TARGET = (o: string) => `${o}.state = 'QUEUED' AND ${o}.admitted_at IS NULL
+        AND ${o}.reason IN ('throttled_target', 'target_backoff')`;
+
+/** A run waiting for admission, in either list. */
+const WAITING_FOR_BUDGET = (o: string) => `${o}.state = 'QUEUED' AND ${o}.admitted_at IS NULL
+        AND ${o}.reason IN ('throttled_concurrency', 'throttled_rate', 'throttled_fleet',
+                            'throttled_target', 'target_backoff')`;
+
+/** Large enough to mean "no limit" beside any count of runs. */
+const UNLIMITED = 2147483647;
+
+/** The permits target `target` (a SQL expression) holds: its running and admitted runs. */
+const targetHeldPermits = (target: string) => `
+  (SELECT count(*) FROM occurrences r
+    WHERE r.target_id = ${target}
+      AND (r.state = 'RUNNING' OR (r.state = 'QUEUED' AND r.admitted_at IS NOT NULL)))`;
+
+/** The tokens target row `tg` has now (its ratePerSecond set). */
+const targetTokensNow = (tg: string) => `
+  coalesce((SELECT least(${tg}.rate_per_second,
+                         tb.tokens + extract(epoch FROM clock_timestamp() - tb.refilled_at)
+                                     * ${tg}.rate_per_second)
+              FROM target_dispatch_budget tb WHERE tb.target_id = ${tg}.id),
+           ${tg}.rate_per_second)::float8`;
+
+/**
+ * How many more runs target row `tg` may admit now: 0 while it is disabled or backing off,
+ * else its free permits and whole tokens (UNLIMITED for a limit it does not set). The target's
+ * runs are all its tenant's, so the tenant's permit lock (held by every caller that admits)
+ * serialises them too.
+ */
+const targetRoom = (tg: string) => `
+  (CASE WHEN ${tg}.status <> 'active' OR ${tg}.backoff_until > now() THEN 0
+        ELSE least(CASE WHEN ${tg}.max_concurrency IS NULL THEN ${UNLIMITED}
+                        ELSE ${tg}.max_concurrency - ${targetHeldPermits(`${tg}.id`)} END,
+                   CASE WHEN ${tg}.rate_per_second IS NULL THEN ${UNLIMITED}
+                        ELSE floor(${targetTokensNow(tg)}) END)
+   END)::int`;
+
+/**
+ * Why a run of target row `tg` may not be admitted now, as its rank `nth` among the runs of
+ * the target being admitted together: null if it may; `target_gone` (disabled: it ends
+ * FAILED), `target_backoff`, or `throttled_target` (no room, or runs of the target wait
+ * already and it queues behind them). No target row (a deleted target): null, the delivery
+ * reports target_missing.
+ */
+const targetBlock = (tg: string, nth: string) => `
+  (CASE WHEN ${tg}.id IS NULL THEN NULL
+        WHEN ${tg}.status <> 'active' THEN 'target_gone'
+        WHEN ${tg}.backoff_until > now() THEN 'target_backoff'
+        WHEN ${nth} > ${targetRoom(tg)}
+          OR EXISTS (SELECT 1 FROM occurrences tw
+                      WHERE tw.tenant_id = ${tg}.tenant_id AND tw.target_id = ${tg}.id
+                        AND ${WAITING_FOR_TARGET('tw')}) THEN 'throttled_target'
+   END)`;
+
+/**
+ * Spends one token per row of `spenders` (a CTE with a target_id column) from the buckets of
+ * the targets that have a ratePerSecond, like spendTokens does for tenants.
+ */
+const spendTargetTokens = (spenders: string) => `
+    INSERT INTO target_dispatch_budget AS b (target_id, tokens, refilled_at)
+    SELECT bt.id, bt.rate_per_second - n.spent, clock_timestamp()
+      FROM (SELECT target_id, count(*) AS spent FROM ${spenders}
+             WHERE target_id IS NOT NULL GROUP BY target_id) n
+      JOIN targets bt ON bt.id = n.target_id AND bt.rate_per_second IS NOT NULL
+    ON CONFLICT (target_id) DO UPDATE
+       SET tokens = (SELECT least(bt.rate_per_second,
+                                  b.tokens + extract(epoch FROM clock_timestamp() - b.refilled_at)
+                                             * bt.rate_per_second)
+                              - (bt.rate_per_second - EXCLUDED.tokens)
+                       FROM targets bt WHERE bt.id = b.target_id),
+           refilled_at = clock_timestamp()`;
 
 /**
  * Spends, per tenant, as many tokens as `spenders` (a CTE with a tenant_id column) has rows of
@@ -116,10 +196,34 @@ export const TENANT_BUDGETS = `
          t.max_concurrent_runs - held.n AS permits,
          floor(${tokensNow('t.id')})::int AS tokens,
          EXISTS (SELECT 1 FROM occurrences w
-                  WHERE w.tenant_id = t.id AND ${WAITING_FOR_BUDGET('w')}) AS waiting
+                  WHERE w.tenant_id = t.id AND ${WAITING_FOR_TENANT('w')}) AS waiting
     FROM tenants t
    CROSS JOIN LATERAL (SELECT ${heldPermits('t.id')}::int AS n) held
    WHERE t.id = ANY($1::uuid[])`;
+
+/**
+ * The budgets of the targets of schedules $1 about to admit new runs (after
+ * LOCK_TENANTS_PERMITS for their tenants, which covers their targets): per schedule, its
+ * target, how many runs the target may admit now, whether it is backing off or disabled, and
+ * whether runs of it wait already (then new ones queue behind them). Targets without limits,
+ * backoff or a disabled status are left out: nothing holds their runs back.
+ */
+export const TARGET_BUDGETS = `
+  SELECT s.id AS schedule_id, tg.id AS target_id, ${targetRoom('tg')} AS room,
+         tg.status <> 'active' AS gone, coalesce(tg.backoff_until > now(), false) AS backing_off,
+         EXISTS (SELECT 1 FROM occurrences tw
+                  WHERE tw.tenant_id = tg.tenant_id AND tw.target_id = tg.id
+                    AND ${WAITING_FOR_TARGET('tw')}) AS waiting
+    FROM schedules s
+    JOIN targets tg ON tg.id = s.target_id AND tg.tenant_id = s.tenant_id
+   WHERE s.id = ANY($1::uuid[])
+     AND (tg.max_concurrency IS NOT NULL OR tg.rate_per_second IS NOT NULL
+          OR tg.backoff_until > now() OR tg.status <> 'active')`;
+
+/** The target tokens of runs $1 created admitted in this transaction: one per run. */
+export const SPEND_TARGET_TOKENS_OF_RUNS = `
+  WITH admitted_runs AS (SELECT target_id FROM occurrences WHERE id = ANY($1::uuid[]))
+  ${spendTargetTokens('admitted_runs')}`;
 
 /**
  * The fleet's backlog: admitted `normal` and `low` runs whose job waits for a worker (all
@@ -141,7 +245,7 @@ export const WAITING_DEMANDS = `
          greatest(0, least(t.max_concurrent_runs - held.n, floor(${tokensNow('t.id')}),
                            (SELECT count(*) FROM (SELECT 1 FROM occurrences w
                                                    WHERE w.tenant_id = t.id
-                                                     AND ${WAITING_FOR_BUDGET('w')}
+                                                     AND ${WAITING_FOR_TENANT('w')}
                                                      AND w.priority > 0
                                                    LIMIT $2) n)))::int AS wants
     FROM tenants t
@@ -157,23 +261,109 @@ export const SPEND_TOKENS = `
   ${spendTokens('admitted_runs')}`;
 
 /**
- * The tenants with runs waiting for admission, by a loose scan of the waiting list's index
- * (one probe per such tenant, however long each one's list is), at most $1, starting after
- * tenant $2 (the last one of the previous round; null: from the first), so with more waiting
- * tenants than a round takes every tenant still gets its turn.
+ * The tenants with runs waiting for admission, by loose scans of the two waiting lists' indexes
+ * (the tenants' and the targets': one probe per such tenant in each, however long each one's
+ * lists are), at most $1, starting after tenant $2 (the last one of the previous round; null:
+ * from the first), so with more waiting tenants than a round takes every tenant still gets its
+ * turn.
  */
 export const TENANTS_WAITING = `
-  WITH RECURSIVE waiting(tenant_id) AS (
-    (SELECT w.tenant_id FROM occurrences w
-      WHERE ${WAITING_FOR_BUDGET('w')} AND ($2::uuid IS NULL OR w.tenant_id > $2::uuid)
+  WITH RECURSIVE in_tenant_lists(tenant_id, n) AS (
+    (SELECT w.tenant_id, 1 FROM occurrences w
+      WHERE ${WAITING_FOR_TENANT('w')} AND ($2::uuid IS NULL OR w.tenant_id > $2::uuid)
       ORDER BY w.tenant_id LIMIT 1)
     UNION ALL
     SELECT (SELECT w.tenant_id FROM occurrences w
-             WHERE ${WAITING_FOR_BUDGET('w')} AND w.tenant_id > waiting.tenant_id
-             ORDER BY w.tenant_id LIMIT 1)
-      FROM waiting WHERE waiting.tenant_id IS NOT NULL
+             WHERE ${WAITING_FOR_TENANT('w')} AND w.tenant_id > l.tenant_id
+             ORDER BY w.tenant_id LIMIT 1), l.n + 1
+      FROM in_tenant_lists l WHERE l.tenant_id IS NOT NULL AND l.n < $1
+  ), in_target_lists(tenant_id, n) AS (
+    (SELECT w.tenant_id, 1 FROM occurrences w
+      WHERE ${WAITING_FOR_TARGET('w')} AND ($2::uuid IS NULL OR w.tenant_id > $2::uuid)
+      ORDER BY w.tenant_id LIMIT 1)
+    UNION ALL
+    SELECT (SELECT w.tenant_id FROM occurrences w
+             WHERE ${WAITING_FOR_TARGET('w')} AND w.tenant_id > l.tenant_id
+             ORDER BY w.tenant_id LIMIT 1), l.n + 1
+      FROM in_target_lists l WHERE l.tenant_id IS NOT NULL AND l.n < $1
   )
-  SELECT tenant_id FROM waiting WHERE tenant_id IS NOT NULL LIMIT $1`;
+  SELECT tenant_id FROM (SELECT tenant_id FROM in_tenant_lists
+                         UNION SELECT tenant_id FROM in_target_lists) waiting
+   WHERE tenant_id IS NOT NULL
+   ORDER BY tenant_id
+   LIMIT $1`;
+
+/**
+ * The targets of tenant $1 with runs in their waiting list, by a loose scan of that list's
+ * index (one probe per target), at most $2, after target $3 (null: from the first), with what
+ * the admitter does for each: `gone` (disabled: its waiting runs end) or `room` (how many it
+ * may admit now; 0: nothing to do this round).
+ */
+export const TARGETS_WAITING = `
+  WITH RECURSIVE waiting(target_id, n) AS (
+    (SELECT w.target_id, 1 FROM occurrences w
+      WHERE w.tenant_id = $1 AND ${WAITING_FOR_TARGET('w')}
+        AND ($3::uuid IS NULL OR w.target_id > $3::uuid)
+      ORDER BY w.target_id LIMIT 1)
+    UNION ALL
+    SELECT (SELECT w.target_id FROM occurrences w
+             WHERE w.tenant_id = $1 AND ${WAITING_FOR_TARGET('w')}
+               AND w.target_id > waiting.target_id
+             ORDER BY w.target_id LIMIT 1), waiting.n + 1
+      FROM waiting WHERE waiting.target_id IS NOT NULL AND waiting.n < $2
+  )
+  SELECT w.target_id, tg.status <> 'active' AS gone, ${targetRoom('tg')} AS room
+    FROM waiting w JOIN targets tg ON tg.id = w.target_id AND tg.tenant_id = $1
+   WHERE w.target_id IS NOT NULL
+   ORDER BY w.target_id`;
+
+/**
+ * The waiting runs of a disabled target ($2, of tenant $1) end FAILED target_gone with the
+ * target's disabledReason, at most $3 per call (SKIP LOCKED: a run a cancel holds is left for
+ * later). Returns the runs ended.
+ */
+export const END_RUNS_OF_GONE_TARGET = `
+  UPDATE occurrences o
+     SET state = 'FAILED', reason = 'target_gone', reason_detail = tg.disabled_reason,
+         finished_at = now(), updated_at = now()
+    FROM targets tg
+   WHERE tg.id = $2 AND tg.tenant_id = $1 AND tg.status <> 'active'
+     AND o.id IN (SELECT w.id FROM occurrences w
+                   WHERE w.tenant_id = $1 AND w.target_id = $2 AND ${WAITING_FOR_TARGET('w')}
+                   LIMIT $3
+                     FOR UPDATE SKIP LOCKED)
+  RETURNING o.id`;
+
+/**
+ * The admitter, per target (after LOCK_TENANTS_PERMITS for its tenant $1): the first runs of
+ * target $2's waiting list in admission order, as many as both the target and the tenant can
+ * afford now (permits, tokens, backoff) and at most $3, are admitted and spend both their
+ * tokens; the caller publishes their jobs. Reads only what it admits.
+ */
+export const ADMIT_TARGET_WAITING = `
+  WITH budget AS (
+    SELECT greatest(0, least(t.max_concurrent_runs - ${heldPermits('t.id')},
+                             floor(${tokensNow('t.id')}), $3, ${targetRoom('tg')}))::int AS n
+      FROM tenants t JOIN targets tg ON tg.id = $2 AND tg.tenant_id = t.id
+     WHERE t.id = $1
+  ), picked AS (
+    SELECT o.id
+      FROM occurrences o
+     WHERE o.tenant_id = $1 AND o.target_id = $2 AND ${WAITING_FOR_TARGET('o')}
+       AND (o.start_deadline IS NULL OR o.start_deadline >= now())
+     ORDER BY o.priority, o.scheduled_at, o.id
+     LIMIT (SELECT n FROM budget)
+       FOR UPDATE SKIP LOCKED
+  ), admitted AS (
+    UPDATE occurrences o
+       SET admitted_at = now(), reason = NULL, updated_at = now()
+      FROM picked p
+     WHERE o.id = p.id
+    RETURNING o.id, o.tenant_id, o.priority, o.target_id
+  ), spent AS (${spendTokens('admitted')}
+  ), target_spent AS (${spendTargetTokens('admitted')}
+  )
+  SELECT id, tenant_id, priority FROM admitted`;
 
 /**
  * Waiting runs past their start deadline, of any tenant, are SKIPPED (deadline_exceeded): they
@@ -193,41 +383,70 @@ export const SKIP_PAST_START_DEADLINE = `
   RETURNING o.id`;
 
 /**
- * The admitter, per tenant (after LOCK_TENANTS_PERMITS for it): the first waiting runs in
- * admission order, as many as the tenant has free permits and tokens (and at most $2), but of
- * `normal` and `low` runs at most $3 (its share of the fleet's room; `high` runs come first in
- * that order and need none), are admitted and spend their tokens; the caller publishes their
- * jobs in the same transaction. A run past its start deadline is never admitted (see
- * SKIP_PAST_START_DEADLINE). SKIP LOCKED: a run a cancel holds is left for the next round.
- * $1 tenant, $2 at most this many, $3 at most this many not `high`. Returns the admitted runs.
- * Each round reads only what it admits (the index range in admission order), however long the
- * tenant's waiting list is.
+ * The admitter, per tenant (after LOCK_TENANTS_PERMITS for it): the first runs of the tenant's
+ * waiting list in admission order, as many as the tenant has free permits and tokens (and at
+ * most $2), but of `normal` and `low` runs at most $3 (its share of the fleet's room; `high`
+ * runs come first in that order and need none). Each is then held to its target's budget
+ * (targetBlock, ranked among the picked runs of its target): those it allows are admitted and
+ * spend their tokens (the tenant's and the target's), and the caller publishes their jobs;
+ * the others move to their target's waiting list (`throttled_target`, `target_backoff`), or end
+ * FAILED `target_gone` for a disabled target. A run past its start deadline is never admitted
+ * (see SKIP_PAST_START_DEADLINE). SKIP LOCKED: a run a cancel holds is left for the next round.
+ * $1 tenant, $2 at most this many, $3 at most this many not `high`. Returns the runs with what
+ * became of each (`outcome`: admitted, waits, ended). Each round reads only the runs it
+ * decides (the index range in admission order), however long the tenant's waiting list is, and
+ * a run leaves the tenant's list when it is read.
  */
 export const ADMIT_WAITING = `
   WITH budget AS (
     SELECT greatest(0, least(t.max_concurrent_runs - ${heldPermits('t.id')},
                              floor(${tokensNow('t.id')}), $2,
                              $3 + (SELECT count(*) FROM occurrences h
-                                    WHERE h.tenant_id = $1 AND ${WAITING_FOR_BUDGET('h')}
+                                    WHERE h.tenant_id = $1 AND ${WAITING_FOR_TENANT('h')}
                                       AND h.priority = 0)))::int AS n
       FROM tenants t WHERE t.id = $1
   ), picked AS (
-    SELECT o.id
+    SELECT o.id, o.target_id, o.priority, o.scheduled_at
       FROM occurrences o
-     WHERE o.tenant_id = $1 AND ${WAITING_FOR_BUDGET('o')}
+     WHERE o.tenant_id = $1 AND ${WAITING_FOR_TENANT('o')}
        AND (o.start_deadline IS NULL OR o.start_deadline >= now())
      ORDER BY o.priority, o.scheduled_at, o.id
      LIMIT (SELECT n FROM budget)
        FOR UPDATE SKIP LOCKED
+  ), ranked AS (
+    SELECT p.id, p.target_id,
+           row_number() OVER (PARTITION BY p.target_id
+                              ORDER BY p.priority, p.scheduled_at, p.id) AS nth
+      FROM picked p
+  ), verdict AS (
+    SELECT r.id, r.target_id, ${targetBlock('tg', 'r.nth')} AS blocked,
+           tg.disabled_reason
+      FROM ranked r LEFT JOIN targets tg ON tg.id = r.target_id AND tg.tenant_id = $1
   ), admitted AS (
     UPDATE occurrences o
        SET admitted_at = now(), reason = NULL, updated_at = now()
-      FROM picked p
-     WHERE o.id = p.id
+      FROM verdict v
+     WHERE o.id = v.id AND v.blocked IS NULL
+    RETURNING o.id, o.tenant_id, o.priority, o.target_id
+  ), deferred AS (
+    UPDATE occurrences o
+       SET reason = v.blocked, updated_at = now()
+      FROM verdict v
+     WHERE o.id = v.id AND v.blocked IN ('throttled_target', 'target_backoff')
+    RETURNING o.id, o.tenant_id, o.priority
+  ), ended AS (
+    UPDATE occurrences o
+       SET state = 'FAILED', reason = 'target_gone', reason_detail = v.disabled_reason,
+           finished_at = now(), updated_at = now()
+      FROM verdict v
+     WHERE o.id = v.id AND v.blocked = 'target_gone'
     RETURNING o.id, o.tenant_id, o.priority
   ), spent AS (${spendTokens('admitted')}
+  ), target_spent AS (${spendTargetTokens('admitted')}
   )
-  SELECT id, tenant_id, priority FROM admitted`;
+  SELECT id, tenant_id, priority, 'admitted' AS outcome FROM admitted
+  UNION ALL SELECT id, tenant_id, priority, 'waits' FROM deferred
+  UNION ALL SELECT id, tenant_id, priority, 'ended' FROM ended`;
 
 /**
  * One tenant's admission, for its usage report: runs holding permits, and those waiting by
@@ -276,6 +495,10 @@ const RUN_CLAIMABLE = `(o.state = 'QUEUED' OR (o.state = 'RETRY_WAIT' AND o.next
  * on, its lease starts, and its attempt is appended in the same statement (no attempt exists
  * that its claim did not commit; the attempts module ends them).
  *
+ * No run of a target that is disabled or backing off is taken (admitted or not: a backoff that
+ * began after its admission still holds it back, so it spends no attempt); a run that was not
+ * admitted also needs room in its target's budget (targetRoom) and spends the target's token.
+ *
  * A run not returned is not refused: the caller claims it alone and DIAGNOSE_CLAIM says why.
  * Must run after the locks it relies on (the schedules' for overlap, the tenants' for
  * unadmitted runs), in its own statement (its snapshot then sees every claim that committed
@@ -294,7 +517,7 @@ export const CLAIM_RUNS = `
   WITH batch AS (
     SELECT b.run_id, b.tenant_id FROM unnest($1::uuid[], $2::uuid[]) AS b(run_id, tenant_id)
   ), claimable AS (
-    SELECT o.id, o.xmin AS version, o.tenant_id, o.scheduled_at,
+    SELECT o.id, o.xmin AS version, o.tenant_id, o.target_id, o.scheduled_at,
            (o.state = 'QUEUED' AND o.admitted_at IS NOT NULL) AS admitted,
            s.overlap_policy = ANY($5::text[]) AS concurrent,
            row_number() OVER (PARTITION BY o.schedule_id ORDER BY o.scheduled_at, o.id) AS nth
@@ -302,6 +525,9 @@ export const CLAIM_RUNS = `
       JOIN occurrences o ON o.id = b.run_id AND o.tenant_id = b.tenant_id
       JOIN schedules s ON s.id = o.schedule_id
      WHERE ${RUN_CLAIMABLE}
+       AND NOT EXISTS (SELECT 1 FROM targets tg
+                        WHERE tg.id = o.target_id
+                          AND (tg.status <> 'active' OR tg.backoff_until > now()))
        AND (NOT $6::boolean OR (o.state = 'QUEUED' AND o.admitted_at IS NOT NULL))
        AND (s.overlap_policy = ANY($5::text[])
             OR NOT EXISTS (SELECT 1 FROM occurrences r
@@ -314,9 +540,15 @@ export const CLAIM_RUNS = `
            floor(${tokensNow('t.id')}) AS tokens
       FROM tenants t
      WHERE t.id IN (SELECT tenant_id FROM one_per_schedule WHERE NOT admitted)
+  ), target_free AS (
+    SELECT tg.id AS target_id, ${targetRoom('tg')} AS room
+      FROM targets tg
+     WHERE tg.id IN (SELECT target_id FROM one_per_schedule WHERE NOT admitted)
   ), unadmitted AS (
-    SELECT c.id, c.version, c.tenant_id,
-           row_number() OVER (PARTITION BY c.tenant_id ORDER BY c.scheduled_at, c.id) AS nth
+    SELECT c.id, c.version, c.tenant_id, c.target_id,
+           row_number() OVER (PARTITION BY c.tenant_id ORDER BY c.scheduled_at, c.id) AS nth,
+           row_number() OVER (PARTITION BY c.target_id ORDER BY c.scheduled_at, c.id)
+             AS nth_of_target
       FROM one_per_schedule c
      WHERE NOT c.admitted
   ), chosen AS (
@@ -324,7 +556,9 @@ export const CLAIM_RUNS = `
     UNION ALL
     SELECT u.id, u.version, false
       FROM unadmitted u JOIN free f ON f.tenant_id = u.tenant_id
+      LEFT JOIN target_free tf ON tf.target_id = u.target_id
      WHERE u.nth <= least(f.permits, f.tokens)
+       AND (tf.target_id IS NULL OR u.nth_of_target <= tf.room)
   ), claimed AS (
     UPDATE occurrences o
        SET state = 'RUNNING',
@@ -340,17 +574,22 @@ export const CLAIM_RUNS = `
       FROM chosen c, schedules s
      WHERE o.id = c.id AND o.xmin = c.version AND s.id = o.schedule_id
     RETURNING o.id, o.tenant_id, o.schedule_id, o.fencing_token, o.attempt_count, o.lease_until,
-              o.scheduled_at, s.target_id, s.payload, o.priority, c.admitted
+              o.scheduled_at, s.target_id, s.payload, o.priority, c.admitted,
+              o.target_id AS counted_target_id
   ), attempts AS (
     INSERT INTO attempts (run_id, attempt_no, tenant_id, worker_id, fencing_token)
     SELECT c.id, c.attempt_count, c.tenant_id, $3, c.fencing_token FROM claimed c
   ), spent AS (${spendTokens('(SELECT tenant_id FROM claimed WHERE NOT admitted) unadmitted_claims')}
+  ), target_spent AS (${spendTargetTokens(
+    '(SELECT counted_target_id AS target_id FROM claimed WHERE NOT admitted) unadmitted_target_claims',
+  )}
   )
   SELECT * FROM claimed`;
 
 /**
  * Why CLAIM_RUNS did not take a run: each of its conditions, read in the same transaction (so
- * under the same tenant lock). `due_at` is when a not-yet-due run becomes claimable,
+ * under the same tenant lock), its target's among them (disabled, backing off for
+ * `target_backoff_ms`, no room). `due_at` is when a not-yet-due run becomes claimable,
  * `rate_wait_ms` how long until the tenant has a whole token; budget conditions do not apply
  * to an admitted run. $3 concurrent overlap policies.
  */
@@ -374,10 +613,17 @@ export const DIAGNOSE_CLAIM = `
          s.overlap_policy,
          greatest(0, (1 - ${tokensNow('o.tenant_id')}) / t.dispatch_rate_per_second * 1000)::float8
            AS rate_wait_ms,
+         coalesce(tg.status <> 'active', false) AS target_gone,
+         tg.disabled_reason AS target_disabled_reason,
+         CASE WHEN tg.backoff_until > now()
+              THEN extract(epoch FROM tg.backoff_until - now()) * 1000 ELSE 0 END::float8
+           AS target_backoff_ms,
+         coalesce(${targetRoom('tg')} <= 0, false) AS target_at_capacity,
          now() AS db_now
     FROM occurrences o
     JOIN schedules s ON s.id = o.schedule_id
     JOIN tenants t ON t.id = o.tenant_id
+    LEFT JOIN targets tg ON tg.id = o.target_id AND tg.tenant_id = o.tenant_id
    WHERE o.id = $1 AND o.tenant_id = $2`;
 
 /**

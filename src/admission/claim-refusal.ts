@@ -17,6 +17,12 @@ export interface ClaimDiagnosis {
   overlapping: boolean;
   /** How long until the tenant has a whole rate token (0: it has one now). */
   rateWaitMs: number;
+  /** Its target is disabled (410 Gone, or by request). */
+  targetGone: boolean;
+  /** How long its target's backoff still lasts (0: none). */
+  targetBackoffMs: number;
+  /** Its target has no free permit or token for a run that was not admitted. */
+  targetAtCapacity: boolean;
 }
 
 /**
@@ -34,9 +40,13 @@ export function claimRefusal(d: ClaimDiagnosis | null): ClaimRefusal | null {
   if (d.deadlinePassed) return 'retry_deadline_exceeded';
   if (d.startDeadlinePassed) return 'deadline_exceeded';
   if (d.notDue) return 'not_due';
+  if (d.targetGone) return 'target_gone';
   if (d.overlapping) return 'overlap';
+  // Even an admitted run waits out its target's backoff: no attempt is spent on it.
+  if (d.targetBackoffMs > 0) return 'target_backoff';
   if (d.admitted) return null;
   if (d.tenantAtCapacity) return 'throttled_concurrency';
   if (d.rateWaitMs > 0) return 'throttled_rate';
+  if (d.targetAtCapacity) return 'throttled_target';
   return null;
 }

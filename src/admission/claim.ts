@@ -40,6 +40,12 @@ export type ClaimRefusal = Extract<
   | 'throttled_rate'
   /** Another run of the schedule is RUNNING and the overlap policy does not allow two. */
   | 'overlap'
+  /** Its target is disabled; the run is now FAILED. */
+  | 'target_gone'
+  /** Its target asked to slow down (Retry-After) and that time has not passed. */
+  | 'target_backoff'
+  /** Its target's maxConcurrency or ratePerSecond is spent for now. */
+  | 'throttled_target'
   /** The run changed while it was being claimed (a rare race): try again shortly. */
   | 'contended'
 >;

@@ -606,6 +606,11 @@ export interface components {
             self: string;
             /** @example /schedules/6f1c…/runs */
             runs: string;
+            /**
+             * @description Its target, whose status (and disabledReason) says why the schedule's runs end FAILED target_gone, and whose backoffUntil says why they wait target_backoff
+             * @example /targets/0b7e…
+             */
+            target: string;
         };
         ScheduleDto: {
             /** Format: uuid */
@@ -870,6 +875,16 @@ export interface components {
             auth?: {
                 [key: string]: unknown;
             } | null;
+            /**
+             * @description At most this many runs of this target at once (RUNNING or on their way to a worker), across all the schedules that call it; the others wait QUEUED throttled_target. null or absent: no cap.
+             * @example 5
+             */
+            maxConcurrency?: number | null;
+            /**
+             * @description At most this many runs of this target start per second, across all its schedules (a token bucket shared by every replica); the others wait QUEUED throttled_target. null or absent: no cap.
+             * @example 10
+             */
+            ratePerSecond?: number | null;
         };
         TargetDto: {
             /** Format: uuid */
@@ -923,6 +938,32 @@ export interface components {
             auth: {
                 [key: string]: unknown;
             } | null;
+            /**
+             * @description At most this many runs of this target at once (RUNNING or on their way to a worker), across all the schedules that call it; the others wait QUEUED throttled_target. null or absent: no cap.
+             * @example 5
+             */
+            maxConcurrency: number | null;
+            /**
+             * @description At most this many runs of this target start per second, across all its schedules (a token bucket shared by every replica); the others wait QUEUED throttled_target. null or absent: no cap.
+             * @example 10
+             */
+            ratePerSecond: number | null;
+            /**
+             * @description `disabled` after it answered 410 Gone (or by request): its runs end FAILED target_gone until PATCH sets it `active` again
+             * @example active
+             * @enum {string}
+             */
+            status: "active" | "disabled";
+            /**
+             * @description Why it is disabled; null while active
+             * @example null
+             */
+            disabledReason: string | null;
+            /**
+             * Format: date-time
+             * @description It answered 429 or 503 with Retry-After: none of its runs starts before this instant (they wait QUEUED target_backoff, spending no attempt); null if it never asked
+             */
+            backoffUntil: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -978,6 +1019,21 @@ export interface components {
             auth?: {
                 [key: string]: unknown;
             } | null;
+            /**
+             * @description At most this many runs of this target at once (RUNNING or on their way to a worker), across all the schedules that call it; the others wait QUEUED throttled_target. null or absent: no cap.
+             * @example 5
+             */
+            maxConcurrency?: number | null;
+            /**
+             * @description At most this many runs of this target start per second, across all its schedules (a token bucket shared by every replica); the others wait QUEUED throttled_target. null or absent: no cap.
+             * @example 10
+             */
+            ratePerSecond?: number | null;
+            /**
+             * @description `active` re-enables a disabled target (its runs start again; a backoff it asked for is forgotten); `disabled` stops it by request (its runs end FAILED target_gone).
+             * @enum {string}
+             */
+            status?: "active" | "disabled";
         };
         RotateSecretDto: {
             /**
@@ -1042,10 +1098,13 @@ export interface components {
              *     - `throttled_concurrency`: QUEUED: the tenant's maxConcurrentRuns are all in use; admitted when one frees (estimatedStartAt)
              *     - `throttled_rate`: QUEUED: the tenant's dispatchRatePerSecond is spent for the moment; admitted at that rate (estimatedStartAt)
              *     - `throttled_fleet`: QUEUED: every worker slot is taken; free slots go to the waiting tenants in proportion to their weight quota
+             *     - `throttled_target`: QUEUED: its target's maxConcurrency is in use or its ratePerSecond spent for the moment (shared by every schedule that calls it); admitted when the target has room
+             *     - `target_backoff`: QUEUED: its target asked to slow down (429 or 503 with Retry-After) and every run of the target waits until that time has passed; no attempt is spent meanwhile
              *     - `retryable_failure`: RETRY_WAIT: the attempt failed in a way that may be tried again
              *     - `lease_expired`: RETRY_WAIT or UNKNOWN: the worker's lease expired with its attempt in flight; retried only for a target that deduplicates, else UNKNOWN
              *     - `target_rejected`: FAILED: the target answered with a final error (or the worker reported one)
              *     - `target_missing`: FAILED: the target was deleted before the attempt
+             *     - `target_gone`: FAILED: its target is disabled (it answered 410 Gone, or was disabled by request; see the target's status and disabledReason); runs end so until the target is re-enabled
              *     - `attempts_exhausted`: FAILED or UNKNOWN: no attempts left
              *     - `retry_deadline_exceeded`: FAILED or UNKNOWN: the retry deadline passes before another attempt could start
              *     - `outcome_unknown`: UNKNOWN: the call may have reached a target that does not deduplicate (e.g. a timeout after sending), so it is not repeated
@@ -1059,7 +1118,7 @@ export interface components {
              *     - `stale_fencing_token`: heartbeat or completion refused: the fencing token is no longer current
              * @enum {string|null}
              */
-            reason: "overlap" | "missed" | "coalesced" | "deadline_exceeded" | "waiting_for_previous" | "throttled_concurrency" | "throttled_rate" | "throttled_fleet" | "retryable_failure" | "lease_expired" | "target_rejected" | "target_missing" | "attempts_exhausted" | "retry_deadline_exceeded" | "outcome_unknown" | "cancelled_by_request" | "schedule_cancelled" | "not_found" | "finished" | "already_claimed" | "not_due" | "contended" | "stale_fencing_token" | null;
+            reason: "overlap" | "missed" | "coalesced" | "deadline_exceeded" | "waiting_for_previous" | "throttled_concurrency" | "throttled_rate" | "throttled_fleet" | "throttled_target" | "target_backoff" | "retryable_failure" | "lease_expired" | "target_rejected" | "target_missing" | "target_gone" | "attempts_exhausted" | "retry_deadline_exceeded" | "outcome_unknown" | "cancelled_by_request" | "schedule_cancelled" | "not_found" | "finished" | "already_claimed" | "not_due" | "contended" | "stale_fencing_token" | null;
             /** @description free text beside the reason (an error message) */
             reasonDetail: string | null;
             /** @enum {string} */
@@ -1175,10 +1234,13 @@ export interface components {
              *     - `throttled_concurrency`: QUEUED: the tenant's maxConcurrentRuns are all in use; admitted when one frees (estimatedStartAt)
              *     - `throttled_rate`: QUEUED: the tenant's dispatchRatePerSecond is spent for the moment; admitted at that rate (estimatedStartAt)
              *     - `throttled_fleet`: QUEUED: every worker slot is taken; free slots go to the waiting tenants in proportion to their weight quota
+             *     - `throttled_target`: QUEUED: its target's maxConcurrency is in use or its ratePerSecond spent for the moment (shared by every schedule that calls it); admitted when the target has room
+             *     - `target_backoff`: QUEUED: its target asked to slow down (429 or 503 with Retry-After) and every run of the target waits until that time has passed; no attempt is spent meanwhile
              *     - `retryable_failure`: RETRY_WAIT: the attempt failed in a way that may be tried again
              *     - `lease_expired`: RETRY_WAIT or UNKNOWN: the worker's lease expired with its attempt in flight; retried only for a target that deduplicates, else UNKNOWN
              *     - `target_rejected`: FAILED: the target answered with a final error (or the worker reported one)
              *     - `target_missing`: FAILED: the target was deleted before the attempt
+             *     - `target_gone`: FAILED: its target is disabled (it answered 410 Gone, or was disabled by request; see the target's status and disabledReason); runs end so until the target is re-enabled
              *     - `attempts_exhausted`: FAILED or UNKNOWN: no attempts left
              *     - `retry_deadline_exceeded`: FAILED or UNKNOWN: the retry deadline passes before another attempt could start
              *     - `outcome_unknown`: UNKNOWN: the call may have reached a target that does not deduplicate (e.g. a timeout after sending), so it is not repeated
@@ -1192,7 +1254,7 @@ export interface components {
              *     - `stale_fencing_token`: heartbeat or completion refused: the fencing token is no longer current
              * @enum {string|null}
              */
-            reason: "overlap" | "missed" | "coalesced" | "deadline_exceeded" | "waiting_for_previous" | "throttled_concurrency" | "throttled_rate" | "throttled_fleet" | "retryable_failure" | "lease_expired" | "target_rejected" | "target_missing" | "attempts_exhausted" | "retry_deadline_exceeded" | "outcome_unknown" | "cancelled_by_request" | "schedule_cancelled" | "not_found" | "finished" | "already_claimed" | "not_due" | "contended" | "stale_fencing_token" | null;
+            reason: "overlap" | "missed" | "coalesced" | "deadline_exceeded" | "waiting_for_previous" | "throttled_concurrency" | "throttled_rate" | "throttled_fleet" | "throttled_target" | "target_backoff" | "retryable_failure" | "lease_expired" | "target_rejected" | "target_missing" | "target_gone" | "attempts_exhausted" | "retry_deadline_exceeded" | "outcome_unknown" | "cancelled_by_request" | "schedule_cancelled" | "not_found" | "finished" | "already_claimed" | "not_due" | "contended" | "stale_fencing_token" | null;
             /** @description free text beside the reason (an error message) */
             reasonDetail: string | null;
             /** @enum {string} */
@@ -1270,10 +1332,13 @@ export interface components {
              *     - `throttled_concurrency`: QUEUED: the tenant's maxConcurrentRuns are all in use; admitted when one frees (estimatedStartAt)
              *     - `throttled_rate`: QUEUED: the tenant's dispatchRatePerSecond is spent for the moment; admitted at that rate (estimatedStartAt)
              *     - `throttled_fleet`: QUEUED: every worker slot is taken; free slots go to the waiting tenants in proportion to their weight quota
+             *     - `throttled_target`: QUEUED: its target's maxConcurrency is in use or its ratePerSecond spent for the moment (shared by every schedule that calls it); admitted when the target has room
+             *     - `target_backoff`: QUEUED: its target asked to slow down (429 or 503 with Retry-After) and every run of the target waits until that time has passed; no attempt is spent meanwhile
              *     - `retryable_failure`: RETRY_WAIT: the attempt failed in a way that may be tried again
              *     - `lease_expired`: RETRY_WAIT or UNKNOWN: the worker's lease expired with its attempt in flight; retried only for a target that deduplicates, else UNKNOWN
              *     - `target_rejected`: FAILED: the target answered with a final error (or the worker reported one)
              *     - `target_missing`: FAILED: the target was deleted before the attempt
+             *     - `target_gone`: FAILED: its target is disabled (it answered 410 Gone, or was disabled by request; see the target's status and disabledReason); runs end so until the target is re-enabled
              *     - `attempts_exhausted`: FAILED or UNKNOWN: no attempts left
              *     - `retry_deadline_exceeded`: FAILED or UNKNOWN: the retry deadline passes before another attempt could start
              *     - `outcome_unknown`: UNKNOWN: the call may have reached a target that does not deduplicate (e.g. a timeout after sending), so it is not repeated
@@ -1287,7 +1352,7 @@ export interface components {
              *     - `stale_fencing_token`: heartbeat or completion refused: the fencing token is no longer current
              * @enum {string|null}
              */
-            reason: "overlap" | "missed" | "coalesced" | "deadline_exceeded" | "waiting_for_previous" | "throttled_concurrency" | "throttled_rate" | "throttled_fleet" | "retryable_failure" | "lease_expired" | "target_rejected" | "target_missing" | "attempts_exhausted" | "retry_deadline_exceeded" | "outcome_unknown" | "cancelled_by_request" | "schedule_cancelled" | "not_found" | "finished" | "already_claimed" | "not_due" | "contended" | "stale_fencing_token" | null;
+            reason: "overlap" | "missed" | "coalesced" | "deadline_exceeded" | "waiting_for_previous" | "throttled_concurrency" | "throttled_rate" | "throttled_fleet" | "throttled_target" | "target_backoff" | "retryable_failure" | "lease_expired" | "target_rejected" | "target_missing" | "target_gone" | "attempts_exhausted" | "retry_deadline_exceeded" | "outcome_unknown" | "cancelled_by_request" | "schedule_cancelled" | "not_found" | "finished" | "already_claimed" | "not_due" | "contended" | "stale_fencing_token" | null;
             /** @description free text beside the reason (an error message) */
             reasonDetail: string | null;
             /** @enum {string} */
@@ -1398,7 +1463,7 @@ export interface components {
             /** @enum {string} */
             state: "QUEUED" | "RUNNING" | "RETRY_WAIT" | "SUCCEEDED" | "FAILED" | "SKIPPED" | "CANCELLED" | "UNKNOWN";
             /** @enum {string|null} */
-            reason: "overlap" | "missed" | "coalesced" | "deadline_exceeded" | "waiting_for_previous" | "throttled_concurrency" | "throttled_rate" | "throttled_fleet" | "retryable_failure" | "lease_expired" | "target_rejected" | "target_missing" | "attempts_exhausted" | "retry_deadline_exceeded" | "outcome_unknown" | "cancelled_by_request" | "schedule_cancelled" | "not_found" | "finished" | "already_claimed" | "not_due" | "contended" | "stale_fencing_token" | null;
+            reason: "overlap" | "missed" | "coalesced" | "deadline_exceeded" | "waiting_for_previous" | "throttled_concurrency" | "throttled_rate" | "throttled_fleet" | "throttled_target" | "target_backoff" | "retryable_failure" | "lease_expired" | "target_rejected" | "target_missing" | "target_gone" | "attempts_exhausted" | "retry_deadline_exceeded" | "outcome_unknown" | "cancelled_by_request" | "schedule_cancelled" | "not_found" | "finished" | "already_claimed" | "not_due" | "contended" | "stale_fencing_token" | null;
             reasonDetail: string | null;
             /** Format: date-time */
             nextAttemptAt: string | null;

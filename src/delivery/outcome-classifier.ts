@@ -8,6 +8,11 @@ export interface OutcomeClassification {
   reason: string;
   httpStatus?: number;
   retryAfterMs?: number | null;
+  /**
+   * What the answer says about the whole target, not just this run: `back_off` (429 or 503 with
+   * Retry-After: all its runs wait `retryAfterMs`), `gone` (410: the target is disabled).
+   */
+  targetSignal?: 'back_off' | 'gone';
 }
 
 export interface OutcomeContext {
@@ -28,11 +33,21 @@ function classifyStatus(
   if (status === 408 || status === 429 || (status >= 500 && status <= 599)) {
     const what =
       status === 429 ? 'rate limited' : status === 408 ? 'request timeout' : 'server error';
+    const backOff = (status === 429 || status === 503) && retryAfterMs !== null && retryAfterMs > 0;
     return {
       outcome: 'retryable',
       reason: `target responded ${status} (${what})${detail}`,
       httpStatus: status,
       retryAfterMs,
+      ...(backOff ? { targetSignal: 'back_off' as const } : {}),
+    };
+  }
+  if (status === 410) {
+    return {
+      outcome: 'failed',
+      reason: `target responded 410 (gone): the target is disabled until it is re-enabled${detail}`,
+      httpStatus: status,
+      targetSignal: 'gone',
     };
   }
   if (status >= 300 && status <= 399) {

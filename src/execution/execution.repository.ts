@@ -17,6 +17,8 @@ import type { HeldRun, Transition } from './run-transition';
 /** A RUNNING run read under its fence, with what its transition needs. */
 export interface HeldRunRecord extends HeldRun, RunFence {
   scheduleId: string;
+  /** The target the run was created for (its flow control's). */
+  targetId: string | null;
   overlapPolicy: OverlapPolicy;
   retryPolicy: BackoffPolicy;
 }
@@ -115,6 +117,7 @@ function toHeldRun(row: Row): HeldRunRecord {
     runId: row.id as string,
     tenantId: row.tenant_id as string,
     scheduleId: row.schedule_id as string,
+    targetId: row.target_id as string | null,
     fencingToken: Number(row.fencing_token),
     attempt: row.attempt_count as number,
     maxAttempts: row.max_attempts as number,

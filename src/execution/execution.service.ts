@@ -3,10 +3,11 @@ import { AdmissionService } from '../admission';
 import { AttemptsService } from '../attempts';
 import { APP_CONFIG, type AppConfig } from '../config';
 import type { Tx } from '../database';
-import { Lifecycle, type RunIds } from '../observability';
+import { Lifecycle, type LifecycleEvent, type RunIds } from '../observability';
 import { OccurrencesService, type Run } from '../occurrences';
 import { OverlapService } from '../overlap';
 import { RunJobsRepository, type RunToPublish } from '../queue';
+import { TargetsService } from '../targets';
 import type { AttemptReport, Completion, CompletionResult, HeartbeatResult } from './execution';
 import { ExecutionRepository, type HeldRunRecord } from './execution.repository';
 import { retryDelayMs } from './retry-backoff';
@@ -36,6 +37,7 @@ export class ExecutionService {
     private readonly overlap: OverlapService,
     private readonly admission: AdmissionService,
     private readonly jobs: RunJobsRepository,
+    private readonly targets: TargetsService,
     private readonly lifecycle: Lifecycle,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -105,8 +107,10 @@ export class ExecutionService {
         });
       }
       const applied = await this.apply(tx, changes);
-      return { changes, applied, stale };
+      const signals = await this.applyTargetSignals(tx, changes, completions);
+      return { changes, applied, stale, signals };
     });
+    for (const signal of outcome.signals) this.lifecycle.emit(signal);
     const results = new Map<string, CompletionResult>();
     outcome.changes.forEach((change, i) => {
       this.ended(change.run, change.transition);
@@ -198,6 +202,38 @@ export class ExecutionService {
       await this.overlap.runEnded(tx, { ...run, endedWhileWaiting: false });
     }
     return results;
+  }
+
+  /**
+   * What an accepted attempt's answer says about its whole target, written in the completion's
+   * transaction: a 429/503 with Retry-After holds every run of the target back until then
+   * (admission and the claim read backoff_until), a 410 disables it (its runs end FAILED
+   * target_gone). Returns the events to emit once committed.
+   */
+  private async applyTargetSignals(
+    tx: Tx,
+    changes: readonly Change[],
+    completions: readonly Completion[],
+  ): Promise<Array<Extract<LifecycleEvent, { kind: 'target.backoff' | 'target.disabled' }>>> {
+    const reports = new Map(completions.map((c) => [c.runId, c.report]));
+    const events: Array<Extract<LifecycleEvent, { kind: 'target.backoff' | 'target.disabled' }>> =
+      [];
+    for (const { run } of changes) {
+      const report = reports.get(run.runId);
+      if (!report || !run.targetId) continue;
+      const ids = { tenantId: run.tenantId, targetId: run.targetId };
+      if (report.failure === 'target_gone') {
+        const reason = `answered 410 Gone to run ${run.runId} (attempt ${run.attempt})`;
+        if (await this.targets.disable(tx, run.tenantId, run.targetId, reason)) {
+          events.push({ kind: 'target.disabled', ...ids });
+        }
+      } else if (report.targetBackoffMs && report.targetBackoffMs > 0) {
+        if (await this.targets.backOff(tx, run.tenantId, run.targetId, report.targetBackoffMs)) {
+          events.push({ kind: 'target.backoff', ...ids, seconds: report.targetBackoffMs / 1000 });
+        }
+      }
+    }
+    return events;
   }
 
   /** A completion whose fence no longer holds: noted on its attempt, nothing else changes. */

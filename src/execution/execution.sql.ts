@@ -38,7 +38,8 @@ const HELD_RUN_COLUMNS = `
   o.id, o.tenant_id, o.schedule_id, o.fencing_token, o.attempt_count, o.max_attempts,
   o.retry_deadline,
   (o.cancel_requested_at IS NOT NULL OR s.status = 'cancelled') AS cancel_requested,
-  s.overlap_policy, s.retry_initial_delay_ms, s.retry_max_delay_ms, now() AS db_now`;
+  s.overlap_policy, s.retry_initial_delay_ms, s.retry_max_delay_ms, now() AS db_now,
+  coalesce(o.target_id, s.target_id) AS target_id`;
 
 /**
  * Completion, step one: the runs as their holders claim to hold them, locked (in id order)

@@ -24,11 +24,13 @@ export interface AttemptReport {
   /** The target may have acted on this attempt even though it did not confirm. */
   mayHaveActed: boolean;
   /** For `failed`: why, when it is not the target's answer (`target_rejected`). */
-  failure?: Extract<EndReason, 'target_rejected' | 'target_missing'>;
+  failure?: Extract<EndReason, 'target_rejected' | 'target_missing' | 'target_gone'>;
   httpStatus?: number | null;
   durationMs?: number | null;
   /** A server-sent Retry-After, already capped. */
   retryAfterMs?: number | null;
+  /** The target asked (429/503 with Retry-After) that all its runs wait this long. */
+  targetBackoffMs?: number | null;
   /** What the target answered beside its status: allow-listed headers, the start of the body. */
   response?: { headers: Record<string, string>; bodyExcerpt: string } | null;
   /** The trace id of the attempt's target call (tracing on). */

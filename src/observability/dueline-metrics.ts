@@ -30,6 +30,9 @@ export class DuelineMetrics {
   readonly waitingRuns: Gauge<'reason'>;
   readonly oldestWaiting: Gauge;
   readonly deadlineSkips: Counter;
+  readonly targetBackoffs: Counter;
+  readonly targetsDisabled: Counter;
+  readonly targetGoneRuns: Counter;
   readonly runStarts: Counter<'priority'>;
 
   constructor(metrics: MetricsService) {
@@ -128,6 +131,19 @@ export class DuelineMetrics {
     this.deadlineSkips = counter(
       'dueline_deadline_skips_total',
       'Runs SKIPPED because they could not start within their start deadline',
+    );
+    // Per-target flow control, without a target label (targets are tenants' records).
+    this.targetBackoffs = counter(
+      'dueline_target_backoffs_total',
+      'Times a target answered 429 or 503 with Retry-After and all its runs were held back',
+    );
+    this.targetsDisabled = counter(
+      'dueline_targets_disabled_total',
+      'Targets disabled because they answered 410 Gone',
+    );
+    this.targetGoneRuns = counter(
+      'dueline_target_gone_runs_total',
+      'Waiting runs the admitter ended FAILED target_gone because their target is disabled',
     );
   }
 }

@@ -51,4 +51,10 @@ export type LifecycleEvent =
     }
   /** Runs SKIPPED because they could not start within their schedule's start deadline. */
   | { kind: 'runs.deadline_skipped'; count: number }
+  /** Waiting runs ended FAILED target_gone because their target is disabled. */
+  | { kind: 'runs.target_gone'; count: number }
+  /** A target answered 429/503 with Retry-After: all its runs wait that long. */
+  | { kind: 'target.backoff'; tenantId: string; targetId: string; seconds: number }
+  /** A target answered 410 Gone and is disabled. */
+  | { kind: 'target.disabled'; tenantId: string; targetId: string }
   | { kind: 'outbox.age'; seconds: number };

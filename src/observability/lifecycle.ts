@@ -104,6 +104,23 @@ export class Lifecycle {
       case 'runs.deadline_skipped':
         m.deadlineSkips.inc(event.count);
         return;
+      case 'runs.target_gone':
+        m.targetGoneRuns.inc(event.count);
+        return;
+      case 'target.backoff':
+        m.targetBackoffs.inc();
+        this.logger.log(
+          { tenantId: event.tenantId, targetId: event.targetId, seconds: event.seconds },
+          'target backing off (Retry-After)',
+        );
+        return;
+      case 'target.disabled':
+        m.targetsDisabled.inc();
+        this.logger.warn(
+          { tenantId: event.tenantId, targetId: event.targetId },
+          'target disabled (410 Gone)',
+        );
+        return;
     }
   }
 }

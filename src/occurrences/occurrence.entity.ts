@@ -43,6 +43,16 @@ import { TenantEntity } from '../tenants/tenant.entity';
 @Index('occurrences_admitted_by_tenant_idx', ['tenantId'], {
   where: `state = 'QUEUED' AND admitted_at IS NOT NULL`,
 })
+@Index('occurrences_holding_by_target_idx', ['targetId'], {
+  where: `state = 'RUNNING' OR (state = 'QUEUED' AND admitted_at IS NOT NULL)`,
+})
+@Index(
+  'occurrences_waiting_target_idx',
+  ['tenantId', 'targetId', 'priority', 'scheduledAt', 'id'],
+  {
+    where: `state = 'QUEUED' AND admitted_at IS NULL AND reason IN ('throttled_target', 'target_backoff')`,
+  },
+)
 @Check('occurrences_priority_check', `priority BETWEEN 0 AND 2`)
 export class OccurrenceEntity {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'occurrences_pkey' })
@@ -64,6 +74,13 @@ export class OccurrenceEntity {
 
   @Column({ type: 'integer' })
   revision: number;
+
+  /**
+   * The target its schedule named when it was created: whose permits and rate it takes (per
+   * target flow control). Null only for runs that ended before targets had flow control.
+   */
+  @Column({ name: 'target_id', type: 'uuid', nullable: true })
+  targetId: string | null;
 
   /** The nominal due instant (UTC); with the schedule and revision, the run's identity. */
   @Column({ name: 'scheduled_at', type: 'timestamptz' })

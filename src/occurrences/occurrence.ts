@@ -7,7 +7,8 @@ export interface NewOccurrence {
   revision: number;
   scheduledAt: Date;
   scheduledLocal: string;
-  state: 'QUEUED' | 'SKIPPED';
+  /** FAILED only for a run whose target admission found disabled (target_gone). */
+  state: 'QUEUED' | 'SKIPPED' | 'FAILED';
   reason: RunReason | null;
   /** Created admitted (its permit and token taken in the same transaction): see admission. */
   admitted?: boolean;

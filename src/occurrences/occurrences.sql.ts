@@ -12,13 +12,16 @@
  * instant (the nominal one without a flexible window), the retry one by the database clock.
  * A run's created_at is when it came to be: the transaction's clock, or its instant when the
  * poller prepared the batch ahead and commits it once the instant is reached (so a run never
- * looks older than its instant).
+ * looks older than its instant). A run takes its schedule's target (per-target flow control
+ * counts its permits by it). It is born FAILED only when admission found its target disabled
+ * (target_gone).
  */
 export const INSERT_OCCURRENCES = `
   INSERT INTO occurrences (
     tenant_id, schedule_id, revision, scheduled_at, scheduled_local, state, reason, trigger,
     max_attempts, retry_deadline, priority, start_deadline, fires_at, admitted_at,
-    coalesced_count, coalesced_first, coalesced_last, created_at, finished_at, trace_parent)
+    coalesced_count, coalesced_first, coalesced_last, created_at, finished_at, trace_parent,
+    target_id)
   SELECT o.tenant_id, o.schedule_id, o.revision, o.scheduled_at, o.scheduled_local, o.state,
          o.reason, o.trigger, o.max_attempts,
          greatest(now(), o.fires_at) + make_interval(secs => o.retry_deadline_seconds),
@@ -28,8 +31,10 @@ export const INSERT_OCCURRENCES = `
          CASE WHEN o.admitted THEN now() END,
          o.coalesced_count, o.coalesced_first, o.coalesced_last,
          greatest(now(), o.fires_at),
-         CASE WHEN o.state = 'SKIPPED' THEN greatest(now(), o.fires_at) END,
-         o.trace_parent
+         CASE WHEN o.state IN ('SKIPPED', 'FAILED') THEN greatest(now(), o.fires_at) END,
+         o.trace_parent,
+         (SELECT s.target_id FROM schedules s
+           WHERE s.id = o.schedule_id AND s.tenant_id = o.tenant_id)
     FROM jsonb_to_recordset($1::jsonb) AS o(
       tenant_id uuid, schedule_id uuid, revision int, scheduled_at timestamptz,
       scheduled_local text, state text, reason text, trigger text, max_attempts int,

@@ -15,6 +15,7 @@ export {
   type EndReason,
   type RunReason,
   type SkipReason,
+  type TargetWait,
   type WaitReason,
 } from './run-reason';
 export { ATTEMPT_OUTCOMES, type AttemptOutcome } from './attempt-outcome';

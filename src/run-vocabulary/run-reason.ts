@@ -24,6 +24,12 @@ export const RUN_REASONS = {
   throttled_fleet:
     'QUEUED: every worker slot is taken; free slots go to the waiting tenants in proportion to ' +
     'their weight quota',
+  throttled_target:
+    "QUEUED: its target's maxConcurrency is in use or its ratePerSecond spent for the moment " +
+    '(shared by every schedule that calls it); admitted when the target has room',
+  target_backoff:
+    'QUEUED: its target asked to slow down (429 or 503 with Retry-After) and every run of the ' +
+    'target waits until that time has passed; no attempt is spent meanwhile',
   // RETRY_WAIT: the next attempt is due at nextAttemptAt.
   retryable_failure: 'RETRY_WAIT: the attempt failed in a way that may be tried again',
   lease_expired:
@@ -32,6 +38,9 @@ export const RUN_REASONS = {
   // FAILED: the target did not act, and will not be asked again.
   target_rejected: 'FAILED: the target answered with a final error (or the worker reported one)',
   target_missing: 'FAILED: the target was deleted before the attempt',
+  target_gone:
+    'FAILED: its target is disabled (it answered 410 Gone, or was disabled by request; see the ' +
+    "target's status and disabledReason); runs end so until the target is re-enabled",
   attempts_exhausted: 'FAILED or UNKNOWN: no attempts left',
   retry_deadline_exceeded:
     'FAILED or UNKNOWN: the retry deadline passes before another attempt could start',
@@ -62,7 +71,12 @@ export type SkipReason = Extract<
 /** Why a QUEUED run is not running yet. */
 export type WaitReason = Extract<
   RunReason,
-  'waiting_for_previous' | 'throttled_concurrency' | 'throttled_rate' | 'throttled_fleet'
+  | 'waiting_for_previous'
+  | 'throttled_concurrency'
+  | 'throttled_rate'
+  | 'throttled_fleet'
+  | 'throttled_target'
+  | 'target_backoff'
 >;
 /** Why a QUEUED run waits for admission (its tenant's budget or a worker slot). */
 export type AdmissionWait = Exclude<WaitReason, 'waiting_for_previous'>;
@@ -70,7 +84,11 @@ export const ADMISSION_WAITS: readonly AdmissionWait[] = [
   'throttled_concurrency',
   'throttled_rate',
   'throttled_fleet',
+  'throttled_target',
+  'target_backoff',
 ];
+/** Why a QUEUED run waits for its target (the target's own waiting list, not its tenant's). */
+export type TargetWait = Extract<AdmissionWait, 'throttled_target' | 'target_backoff'>;
 /** Why a run was CANCELLED. */
 export type CancelReason = Extract<RunReason, 'cancelled_by_request' | 'schedule_cancelled'>;
 /** Why a run gave up (FAILED or UNKNOWN) or waits for a retry. */
@@ -80,6 +98,7 @@ export type EndReason = Extract<
   | 'lease_expired'
   | 'target_rejected'
   | 'target_missing'
+  | 'target_gone'
   | 'attempts_exhausted'
   | 'retry_deadline_exceeded'
   | 'outcome_unknown'

@@ -2,6 +2,7 @@ export {
   TARGET_KINDS,
   TARGET_LIMITS,
   TARGET_METHODS,
+  TARGET_STATUSES,
   type DispatchTarget,
   type RotatedSecret,
   type SecretRotation,
@@ -11,6 +12,7 @@ export {
   type TargetMethod,
   type TargetPage,
   type TargetPatch,
+  type TargetStatus,
 } from './target';
 export { TargetEntity } from './target.entity';
 export {

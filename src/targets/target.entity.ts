@@ -35,6 +35,11 @@ import { TenantEntity } from '../tenants/tenant.entity';
 )
 // The auth block and the view reads show of it are written together.
 @Check('targets_auth_check', `(auth IS NULL) = (auth_view IS NULL)`)
+@Check('targets_max_concurrency_check', `max_concurrency BETWEEN 1 AND 100000`)
+@Check('targets_rate_per_second_check', `rate_per_second BETWEEN 1 AND 100000`)
+@Check('targets_status_check', `status IN ('active', 'disabled')`)
+// A disabled target always says why.
+@Check('targets_disabled_reason_check', `(status = 'disabled') = (disabled_reason IS NOT NULL)`)
 // The relay drops rotated-out secrets once their overlap ends.
 @Index('targets_previous_secret_expiry_idx', ['previousSigningSecretExpiresAt'], {
   where: '(previous_signing_secret_expires_at IS NOT NULL)',
@@ -93,6 +98,25 @@ export class TargetEntity {
   /** The same block without its secrets: what reads show. */
   @Column({ name: 'auth_view', type: 'jsonb', nullable: true })
   authView: object | null;
+
+  /** At most this many of its runs RUNNING or admitted at once, across schedules; null: no cap. */
+  @Column({ name: 'max_concurrency', type: 'integer', nullable: true })
+  maxConcurrency: number | null;
+
+  /** Its runs start at most this many per second (a bucket shared by every replica); null: no cap. */
+  @Column({ name: 'rate_per_second', type: 'integer', nullable: true })
+  ratePerSecond: number | null;
+
+  /** Set by a 429/503 with Retry-After: none of its runs starts before it. */
+  @Column({ name: 'backoff_until', type: 'timestamptz', nullable: true })
+  backoffUntil: Date | null;
+
+  /** `disabled` after a 410 Gone (or by request): its runs end FAILED target_gone. */
+  @Column({ type: 'text', default: 'active' })
+  status: string;
+
+  @Column({ name: 'disabled_reason', type: 'text', nullable: true })
+  disabledReason: string | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;

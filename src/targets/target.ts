@@ -17,7 +17,17 @@ export const TARGET_LIMITS = {
   /** How long a rotated-out secret keeps signing: default one day, at most 30. */
   defaultSecretOverlapSeconds: 86_400,
   maxSecretOverlapSeconds: 30 * 86_400,
+  /** Flow control bounds, as the tenant quotas': maxConcurrency and ratePerSecond. */
+  minFlowLimit: 1,
+  maxFlowLimit: 100_000,
 } as const;
+
+export const TARGET_STATUSES = ['active', 'disabled'] as const;
+/** `disabled` after a 410 Gone (or by request): its runs end FAILED target_gone. */
+export type TargetStatus = (typeof TARGET_STATUSES)[number];
+
+/** The disabledReason of a target disabled through PATCH. */
+export const DISABLED_BY_REQUEST = 'disabled by request';
 
 export interface Target {
   id: string;
@@ -35,6 +45,15 @@ export interface Target {
   auth: TargetAuthView | null;
   /** Until when the secret a rotation replaced keeps signing; null without one. */
   previousSecretExpiresAt: Date | null;
+  /** At most this many of its runs at once, whatever their schedule; null: no cap. */
+  maxConcurrency: number | null;
+  /** At most this many of its runs start per second; null: no cap. */
+  ratePerSecond: number | null;
+  status: TargetStatus;
+  /** Why it is disabled (the 410's attempt, or by request); null while active. */
+  disabledReason: string | null;
+  /** A Retry-After it sent holds all its runs back until then; null (or past): none. */
+  backoffUntil: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -70,10 +89,15 @@ export interface TargetInput {
   deduplicates?: boolean;
   signingSecret?: string | null;
   auth?: TargetAuth | null;
+  maxConcurrency?: number | null;
+  ratePerSecond?: number | null;
 }
 
-/** Absent fields stay as they are; `signingSecret: null` removes the secret. */
-export type TargetPatch = Partial<TargetInput>;
+/**
+ * Absent fields stay as they are; `signingSecret: null` removes the secret, a null limit
+ * removes it; `status: 'active'` re-enables a disabled target (and forgets its backoff).
+ */
+export type TargetPatch = Partial<TargetInput> & { status?: TargetStatus };
 
 export interface TargetPage {
   items: Target[];

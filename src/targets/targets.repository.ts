@@ -2,10 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import { SqlRunner, type Tx } from '../database';
 import { TargetEntity } from './target.entity';
-import type { Target, TargetKind, TargetMethod } from './target';
+import type { Target, TargetKind, TargetMethod, TargetStatus } from './target';
 import type { TargetAuthView } from './target-auth';
 import {
+  BACK_OFF_TARGET,
   COUNT_SCHEDULES_USING_TARGET,
+  DISABLE_TARGET,
   DROP_EXPIRED_PREVIOUS_SECRETS,
   LIST_TARGETS_AFTER,
   LIST_TARGETS_FIRST_PAGE,
@@ -35,6 +37,11 @@ export interface TargetValues {
   /** Sealed; with its view (both null for none). */
   auth: string | null;
   authView: TargetAuthView | null;
+  maxConcurrency: number | null;
+  ratePerSecond: number | null;
+  status?: TargetStatus;
+  disabledReason?: string | null;
+  backoffUntil?: null;
 }
 
 /** A target's secrets as stored (sealed), for a key rotation. */
@@ -69,6 +76,11 @@ interface TargetRow {
   has_signing_secret: boolean;
   previous_signing_secret_expires_at: Date | null;
   auth_view: TargetAuthView | null;
+  max_concurrency: number | null;
+  rate_per_second: number | null;
+  status: TargetStatus;
+  disabled_reason: string | null;
+  backoff_until: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -191,6 +203,16 @@ export class TargetsRepository {
     return this.sql.affected(DROP_EXPIRED_PREVIOUS_SECRETS, [limit]);
   }
 
+  /** True when the target's backoff moved later (see BACK_OFF_TARGET). */
+  async backOff(tx: Tx, tenantId: string, id: string, ms: number): Promise<boolean> {
+    return (await this.sql.rows(BACK_OFF_TARGET, [tenantId, id, Math.ceil(ms)], tx)).length > 0;
+  }
+
+  /** True when the target was active and is now disabled (see DISABLE_TARGET). */
+  async disable(tx: Tx, tenantId: string, id: string, reason: string): Promise<boolean> {
+    return (await this.sql.rows(DISABLE_TARGET, [tenantId, id, reason], tx)).length > 0;
+  }
+
   /** Up to `limit` targets after the target `afterId`, oldest first. */
   async list(tenantId: string, limit: number, afterId: string | null): Promise<Target[]> {
     const rows = afterId
@@ -253,6 +275,11 @@ function toTarget(row: TargetRow): Target {
     hasSigningSecret: row.has_signing_secret,
     previousSecretExpiresAt: row.previous_signing_secret_expires_at,
     auth: row.auth_view,
+    maxConcurrency: row.max_concurrency,
+    ratePerSecond: row.rate_per_second,
+    status: row.status,
+    disabledReason: row.disabled_reason,
+    backoffUntil: row.backoff_until,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

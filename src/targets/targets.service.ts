@@ -19,6 +19,7 @@ import {
 import { authView, targetAuthProblems, type TargetAuth } from './target-auth';
 import { targetHeaderProblems } from './target-headers';
 import {
+  DISABLED_BY_REQUEST,
   DispatchTarget,
   RotatedSecret,
   SecretRotation,
@@ -54,6 +55,8 @@ export class TargetsService {
       deduplicates: input.deduplicates ?? false,
       signingSecret: this.sealed(checkedSecret(input.signingSecret ?? null)),
       ...this.authValues(input.auth ?? null),
+      maxConcurrency: checkedFlowLimit('maxConcurrency', input.maxConcurrency ?? null),
+      ratePerSecond: checkedFlowLimit('ratePerSecond', input.ratePerSecond ?? null),
     };
     return unwrap(await this.targets.insert(tenantId, values), values.name);
   }
@@ -92,6 +95,18 @@ export class TargetsService {
       changes.previousSigningSecretExpiresAt = null;
     }
     if (patch.auth !== undefined) Object.assign(changes, this.authValues(patch.auth));
+    if (patch.maxConcurrency !== undefined) {
+      changes.maxConcurrency = checkedFlowLimit('maxConcurrency', patch.maxConcurrency);
+    }
+    if (patch.ratePerSecond !== undefined) {
+      changes.ratePerSecond = checkedFlowLimit('ratePerSecond', patch.ratePerSecond);
+    }
+    if (patch.status === 'active') {
+      // Re-enabled: its runs start again, and a backoff it asked for before is forgotten.
+      Object.assign(changes, { status: 'active', disabledReason: null, backoffUntil: null });
+    } else if (patch.status === 'disabled') {
+      Object.assign(changes, { status: 'disabled', disabledReason: DISABLED_BY_REQUEST });
+    }
     if (Object.keys(changes).length === 0) return this.get(tenantId, id);
     const outcome = await this.targets.update(tenantId, id, changes);
     if (!outcome) throw notFound(id);
@@ -127,6 +142,19 @@ export class TargetsService {
     );
     if (!target) throw notFound(id);
     return { target, generatedSecret };
+  }
+
+  /**
+   * A 429/503 with Retry-After: every run of the target waits `ms` from now (in the
+   * completion's transaction `tx`). True when that moved its backoff later.
+   */
+  backOff(tx: Tx, tenantId: string, targetId: string, ms: number): Promise<boolean> {
+    return this.targets.backOff(tx, tenantId, targetId, ms);
+  }
+
+  /** A 410 Gone: the target is disabled with `reason` (in `tx`). True when it was active. */
+  disable(tx: Tx, tenantId: string, targetId: string, reason: string): Promise<boolean> {
+    return this.targets.disable(tx, tenantId, targetId, reason);
   }
 
   /** Forgets rotated-out secrets past their overlap (the relay calls this every round). */
@@ -322,4 +350,15 @@ function notFound(id: string): NotFoundError {
 function unwrap(outcome: WriteOutcome | { kind: 'duplicate_name' }, name: string): Target {
   if (outcome.kind === 'ok') return outcome.target;
   throw new ConflictError(`a target named ${JSON.stringify(name)} already exists`);
+}
+
+/** maxConcurrency / ratePerSecond: null (no limit) or an integer within the tenant quotas' bounds. */
+function checkedFlowLimit(field: string, value: number | null): number | null {
+  if (value === null) return null;
+  const { minFlowLimit, maxFlowLimit } = TARGET_LIMITS;
+  if (!Number.isInteger(value) || value < minFlowLimit || value > maxFlowLimit) {
+    const message = `${field} must be null or an integer from ${minFlowLimit} to ${maxFlowLimit}`;
+    throw new ValidationError(message, [{ field, message }]);
+  }
+  return value;
 }

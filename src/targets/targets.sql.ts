@@ -8,7 +8,8 @@
 export const TARGET_COLUMNS = `
   id, tenant_id, name, kind, url, method, headers, timeout_ms, deduplicates,
   signing_secret IS NOT NULL AS has_signing_secret, previous_signing_secret_expires_at,
-  auth_view, created_at, updated_at`;
+  auth_view, max_concurrency, rate_per_second, status, disabled_reason, backoff_until,
+  created_at, updated_at`;
 
 export const SELECT_TARGET = `
   SELECT ${TARGET_COLUMNS}
@@ -151,3 +152,29 @@ export const WRITE_RESEALED_SECRETS = `
      AND t.signing_secret IS NOT DISTINCT FROM u.old_s
      AND t.previous_signing_secret IS NOT DISTINCT FROM u.old_p
      AND t.auth IS NOT DISTINCT FROM u.old_a`;
+
+/**
+ * A 429/503 with Retry-After slows the whole target: none of its runs is admitted or claimed
+ * before backoff_until (admission reads it). Only ever moved later, so a shorter Retry-After
+ * answered meanwhile never cuts a longer one short. In the completion's transaction.
+ * $1 tenant, $2 target, $3 milliseconds from now. Returns the target when it moved.
+ */
+export const BACK_OFF_TARGET = `
+  UPDATE targets
+     SET backoff_until = now() + make_interval(secs => $3::double precision / 1000)
+   WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL
+     AND (backoff_until IS NULL
+          OR backoff_until < now() + make_interval(secs => $3::double precision / 1000))
+  RETURNING id`;
+
+/**
+ * A 410 Gone disables the target with the reason (in the completion's transaction): its runs
+ * end FAILED target_gone from now on (admission, claim) until a PATCH re-enables it. Only an
+ * active target: the first reason stays. $1 tenant, $2 target, $3 reason. Returns it if it
+ * changed.
+ */
+export const DISABLE_TARGET = `
+  UPDATE targets
+     SET status = 'disabled', disabled_reason = $3, updated_at = now()
+   WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL AND status = 'active'
+  RETURNING id`;

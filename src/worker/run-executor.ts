@@ -402,6 +402,9 @@ export class RunExecutor {
       httpStatus: classified.httpStatus ?? null,
       durationMs: response.durationMs,
       retryAfterMs: classified.retryAfterMs ?? null,
+      ...(classified.targetSignal === 'gone' ? { failure: 'target_gone' as const } : {}),
+      targetBackoffMs:
+        classified.targetSignal === 'back_off' ? (classified.retryAfterMs ?? null) : null,
       response:
         response.kind === 'response'
           ? { headers: response.headers, bodyExcerpt: response.bodySnippet }

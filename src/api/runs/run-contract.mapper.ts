@@ -22,6 +22,9 @@ const CLAIM_REFUSALS: Record<ClaimRefusal, string> = {
   throttled_concurrency: "would exceed the tenant's maxConcurrentRuns",
   throttled_rate: "would exceed the tenant's dispatchRatePerSecond; retry shortly",
   overlap: 'would overlap a running run of its schedule',
+  target_gone: 'has a disabled target and ended FAILED',
+  target_backoff: 'has a target that asked to slow down (Retry-After); retry after it',
+  throttled_target: "would exceed its target's maxConcurrency or ratePerSecond; retry shortly",
   contended: 'changed while being claimed; try again',
 };
 

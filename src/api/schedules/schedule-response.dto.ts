@@ -10,6 +10,14 @@ class ScheduleLinksDto {
 
   @ApiProperty({ example: '/schedules/6f1c…/runs' })
   runs: string;
+
+  @ApiProperty({
+    example: '/targets/0b7e…',
+    description:
+      "Its target, whose status (and disabledReason) says why the schedule's runs end FAILED " +
+      'target_gone, and whose backoffUntil says why they wait target_backoff',
+  })
+  target: string;
 }
 
 export class ScheduleDto {
@@ -78,7 +86,11 @@ export class ScheduleDto {
         : null,
       createdAt: schedule.createdAt.toISOString(),
       updatedAt: schedule.updatedAt.toISOString(),
-      links: { self: `/schedules/${schedule.id}`, runs: `/schedules/${schedule.id}/runs` },
+      links: {
+        self: `/schedules/${schedule.id}`,
+        runs: `/schedules/${schedule.id}/runs`,
+        target: `/targets/${schedule.targetId}`,
+      },
     };
   }
 }

@@ -23,8 +23,10 @@ import {
   TARGET_KINDS,
   TARGET_LIMITS,
   TARGET_METHODS,
+  TARGET_STATUSES,
   type TargetKind,
   type TargetMethod,
+  type TargetStatus,
 } from '../../targets';
 import { MAX_TARGET_URL_LENGTH, standardSecretProblem } from '../../delivery';
 import { Absentable, PageQueryDto } from '../common/page-query.dto';
@@ -122,6 +124,12 @@ const SECRET_DESCRIPTION =
   'with X-Dueline-Signature (hex HMAC over `timestamp.body`, keyed with the whole secret text). ' +
   'Never returned; reads show hasSigningSecret. To change it without downtime use ' +
   'POST /targets/{id}/secrets/rotate.';
+const FLOW_CONCURRENCY_DESCRIPTION =
+  'At most this many runs of this target at once (RUNNING or on their way to a worker), across ' +
+  'all the schedules that call it; the others wait QUEUED throttled_target. null or absent: no cap.';
+const FLOW_RATE_DESCRIPTION =
+  'At most this many runs of this target start per second, across all its schedules (a token ' +
+  'bucket shared by every replica); the others wait QUEUED throttled_target. null or absent: no cap.';
 const SECRET_EXAMPLE = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 
 export class CreateTargetDto {
@@ -201,6 +209,33 @@ export class CreateTargetDto {
   @IsOptional()
   @IsTargetAuth()
   auth?: TargetAuth | null;
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    minimum: L.minFlowLimit,
+    maximum: L.maxFlowLimit,
+    example: 5,
+    description: FLOW_CONCURRENCY_DESCRIPTION,
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(L.minFlowLimit)
+  @Max(L.maxFlowLimit)
+  maxConcurrency?: number | null;
+
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    minimum: L.minFlowLimit,
+    maximum: L.maxFlowLimit,
+    example: 10,
+    description: FLOW_RATE_DESCRIPTION,
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(L.minFlowLimit)
+  @Max(L.maxFlowLimit)
+  ratePerSecond?: number | null;
 }
 
 /** Every field optional; `signingSecret: null` removes the secret; `headers` replaces them all. */
@@ -276,6 +311,44 @@ export class UpdateTargetDto {
   @IsOptional()
   @IsTargetAuth()
   auth?: TargetAuth | null;
+
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    minimum: L.minFlowLimit,
+    maximum: L.maxFlowLimit,
+    example: 5,
+    description: FLOW_CONCURRENCY_DESCRIPTION,
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(L.minFlowLimit)
+  @Max(L.maxFlowLimit)
+  maxConcurrency?: number | null;
+
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    minimum: L.minFlowLimit,
+    maximum: L.maxFlowLimit,
+    example: 10,
+    description: FLOW_RATE_DESCRIPTION,
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(L.minFlowLimit)
+  @Max(L.maxFlowLimit)
+  ratePerSecond?: number | null;
+
+  @ApiPropertyOptional({
+    enum: TARGET_STATUSES,
+    description:
+      '`active` re-enables a disabled target (its runs start again; a backoff it asked for is ' +
+      'forgotten); `disabled` stops it by request (its runs end FAILED target_gone).',
+  })
+  @Absentable()
+  @IsIn(TARGET_STATUSES)
+  status?: TargetStatus;
 }
 
 export class RotateSecretDto {
@@ -365,6 +438,44 @@ export class TargetDto {
   })
   auth: TargetAuthView | null;
 
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    example: 5,
+    description: FLOW_CONCURRENCY_DESCRIPTION,
+  })
+  maxConcurrency: number | null;
+
+  @ApiProperty({ type: Number, nullable: true, example: 10, description: FLOW_RATE_DESCRIPTION })
+  ratePerSecond: number | null;
+
+  @ApiProperty({
+    enum: TARGET_STATUSES,
+    example: 'active',
+    description:
+      '`disabled` after it answered 410 Gone (or by request): its runs end FAILED target_gone ' +
+      'until PATCH sets it `active` again',
+  })
+  status: TargetStatus;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: null,
+    description: 'Why it is disabled; null while active',
+  })
+  disabledReason: string | null;
+
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description:
+      'It answered 429 or 503 with Retry-After: none of its runs starts before this instant ' +
+      '(they wait QUEUED target_backoff, spending no attempt); null if it never asked',
+  })
+  backoffUntil: string | null;
+
   @ApiProperty({ format: 'date-time' })
   createdAt: string;
 
@@ -385,6 +496,11 @@ export class TargetDto {
       hasSigningSecret: target.hasSigningSecret,
       previousSecretExpiresAt: target.previousSecretExpiresAt?.toISOString() ?? null,
       auth: target.auth ? { ...target.auth } : null,
+      maxConcurrency: target.maxConcurrency,
+      ratePerSecond: target.ratePerSecond,
+      status: target.status,
+      disabledReason: target.disabledReason,
+      backoffUntil: target.backoffUntil?.toISOString() ?? null,
       createdAt: target.createdAt.toISOString(),
       updatedAt: target.updatedAt.toISOString(),
     };

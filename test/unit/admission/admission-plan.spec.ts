@@ -1,4 +1,8 @@
-import { decideAdmission, type AdmissionCandidate } from '../../../src/admission';
+import {
+  decideAdmission,
+  type AdmissionCandidate,
+  type TargetBudget,
+} from '../../../src/admission';
 
 describe('decideAdmission', () => {
   const at = (s: number) => new Date(Date.UTC(2027, 0, 1, 9, 0, s));
@@ -19,7 +23,7 @@ describe('decideAdmission', () => {
       ]),
     );
   const summary = (d: ReturnType<typeof decideAdmission>) =>
-    d.map((x) => (x.admitted ? 'admit' : x.waitsFor));
+    d.map((x) => (x.admitted ? 'admit' : 'ends' in x ? x.ends : x.waitsFor));
 
   it('admits, per tenant, as many as its free permits and tokens allow, oldest first', () => {
     const runs = [run('a', 3), run('a', 1), run('a', 2), run('b', 1)];
@@ -104,6 +108,67 @@ describe('decideAdmission', () => {
       expect(
         summary(decideAdmission(runs, budgets({ a: [1, 1], b: [1, 1] }), { free: 2 })),
       ).toEqual(['admit', 'admit']);
+    });
+  });
+
+  describe("per target (a second budget beside the tenant's)", () => {
+    const on = (scheduleId: string, s: number, tenantId = 'a') => ({
+      ...run(tenantId, s),
+      scheduleId,
+    });
+    const target = (over: Partial<TargetBudget>): TargetBudget => ({
+      targetId: 'shared',
+      room: 10,
+      gone: false,
+      backingOff: false,
+      waiting: false,
+      ...over,
+    });
+
+    it("caps the runs of many schedules that share the target at the target's room", () => {
+      const shared = target({ room: 2 });
+      const targets = new Map([
+        ['s1', shared],
+        ['s2', shared],
+      ]);
+      const runs = [on('s1', 1), on('s2', 2), on('s1', 3), on('free', 4)];
+      expect(summary(decideAdmission(runs, budgets({ a: [10, 10] }), undefined, targets))).toEqual([
+        'admit',
+        'admit',
+        'throttled_target',
+        'admit',
+      ]);
+    });
+
+    it('queues new runs behind runs already waiting for the target', () => {
+      const targets = new Map([['s1', target({ waiting: true })]]);
+      expect(
+        summary(decideAdmission([on('s1', 1)], budgets({ a: [10, 10] }), undefined, targets)),
+      ).toEqual(['throttled_target']);
+    });
+
+    it('holds every run of a target in backoff, and ends those of a disabled one', () => {
+      const targets = new Map([
+        ['slow', target({ targetId: 'slow', backingOff: true })],
+        ['gone', target({ targetId: 'gone', gone: true })],
+      ]);
+      const runs = [on('slow', 1), on('gone', 2)];
+      expect(summary(decideAdmission(runs, budgets({ a: [10, 10] }), undefined, targets))).toEqual([
+        'target_backoff',
+        'target_gone',
+      ]);
+    });
+
+    it('spends no target room on a run its tenant cannot afford', () => {
+      const shared = target({ room: 1 });
+      const targets = new Map([
+        ['s1', shared],
+        ['s2', shared],
+      ]);
+      const runs = [on('s1', 1, 'poor'), on('s2', 2)];
+      expect(
+        summary(decideAdmission(runs, budgets({ poor: [0, 0], a: [5, 5] }), undefined, targets)),
+      ).toEqual(['throttled_concurrency', 'admit']);
     });
   });
 });

@@ -82,7 +82,29 @@ describe('classifyOutcome', () => {
       reason: 'target responded 503 (server error)',
       httpStatus: 503,
       retryAfterMs: 30_000,
+      targetSignal: 'back_off',
     });
+  });
+
+  it('slows the whole target only for a 429 or 503 that says how long', () => {
+    expect(classifyOutcome(response(429, 2000), { deduplicates: false }).targetSignal).toBe(
+      'back_off',
+    );
+    expect(
+      classifyOutcome(response(503, null), { deduplicates: false }).targetSignal,
+    ).toBeUndefined();
+    expect(
+      classifyOutcome(response(500, 2000), { deduplicates: false }).targetSignal,
+    ).toBeUndefined();
+  });
+
+  it('410 Gone is final and disables the target', () => {
+    expect(classifyOutcome(response(410), { deduplicates: true })).toMatchObject({
+      outcome: 'failed',
+      httpStatus: 410,
+      targetSignal: 'gone',
+    });
+    expect(classifyOutcome(response(404), { deduplicates: true }).targetSignal).toBeUndefined();
   });
 
   it('explains redirects and includes a trimmed body snippet for client errors', () => {

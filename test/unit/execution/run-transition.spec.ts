@@ -166,6 +166,9 @@ describe('run transitions', () => {
       tenantAtCapacity: false,
       overlapping: false,
       rateWaitMs: 0,
+      targetGone: false,
+      targetBackoffMs: 0,
+      targetAtCapacity: false,
       ...over,
     });
     const cases: Array<[string, ClaimDiagnosis | null, string | null]> = [
@@ -194,6 +197,27 @@ describe('run transitions', () => {
         'throttled_concurrency',
       ],
       ['nothing blocks any more', d({}), null],
+      ['a disabled target ends it', d({ targetGone: true, overlapping: true }), 'target_gone'],
+      [
+        "the target's backoff holds back even an admitted run",
+        d({ admitted: true, targetBackoffMs: 800 }),
+        'target_backoff',
+      ],
+      [
+        'a full target, once the tenant affords it',
+        d({ targetAtCapacity: true }),
+        'throttled_target',
+      ],
+      [
+        "the tenant's budget before the target's",
+        d({ tenantAtCapacity: true, targetAtCapacity: true }),
+        'throttled_concurrency',
+      ],
+      [
+        'an admitted run holds its target permit',
+        d({ admitted: true, targetAtCapacity: true }),
+        null,
+      ],
       [
         'an admitted run holds its budget',
         d({ admitted: true, tenantAtCapacity: true, rateWaitMs: 9 }),
