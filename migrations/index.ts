@@ -6,6 +6,7 @@ import { DispatchBudget1796050000000 } from './1796050000000-DispatchBudget';
 import { RunReasons1796060000000 } from './1796060000000-RunReasons';
 import { ScheduleQuota1796070000000 } from './1796070000000-ScheduleQuota';
 import { Admission1796080000000 } from './1796080000000-Admission';
+import { RicherSchedules1796300000000 } from './1796300000000-RicherSchedules';
 
 /** Every migration, oldest first. Each is reviewed SQL; TypeORM only runs them in order. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   RunReasons1796060000000,
   ScheduleQuota1796070000000,
   Admission1796080000000,
+  RicherSchedules1796300000000,
 ];

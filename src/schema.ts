@@ -2,6 +2,7 @@ import { getConstructionPlans } from 'pg-boss';
 import { MIGRATIONS } from '../migrations';
 import { DispatchBudgetEntity } from './admission';
 import { AttemptEntity } from './attempts';
+import { CalendarEntity } from './calendars';
 import { runMigrations, type ForeignSchema, type MigrationResult } from './database';
 import { DueIndexEntity, PollerPresenceEntity, ShardLeaseEntity } from './due-index';
 import { OccurrenceEntity } from './occurrences';
@@ -20,6 +21,7 @@ export const SCHEMA = {
     TenantEntity,
     ApiKeyEntity,
     TargetEntity,
+    CalendarEntity,
     ScheduleEntity,
     IdempotencyKeyEntity,
     TenantScheduleCountEntity,

@@ -1,12 +1,14 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AdmissionModule } from '../admission';
+import { CalendarsModule } from '../calendars';
 import { ExecutionModule } from '../execution';
 import { OccurrencesModule } from '../occurrences';
 import { SchedulesModule } from '../schedules';
 import { TargetsModule } from '../targets';
 import { TenantsModule } from '../tenants';
 import { AuthGuard } from './auth/auth.guard';
+import { CalendarsController } from './calendars/calendars.controller';
 import { TenantRateLimitGuard } from './rate-limit/tenant-rate-limit.guard';
 import { RunsController } from './runs/runs.controller';
 import { ScheduleRunsController } from './runs/schedule-runs.controller';
@@ -21,6 +23,7 @@ import { TenantsController } from './tenants/tenants.controller';
 @Module({
   imports: [
     TenantsModule,
+    CalendarsModule,
     SchedulesModule,
     TargetsModule,
     OccurrencesModule,
@@ -30,6 +33,7 @@ import { TenantsController } from './tenants/tenants.controller';
   controllers: [
     TenantsController,
     SchedulesController,
+    CalendarsController,
     TargetsController,
     ScheduleRunsController,
     RunsController,

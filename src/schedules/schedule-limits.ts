@@ -9,6 +9,15 @@ export const SCHEDULE_LIMITS = {
   maxPreviewCount: 100,
   /** A start deadline longer than a day is no deadline a scheduler should keep. */
   maxStartDeadlineSeconds: 86_400,
+  /** Labels per schedule, and the length of a label's key and value. */
+  maxLabels: 20,
+  maxLabelKeyLength: 63,
+  maxLabelValueLength: 128,
+  /** Local dates one schedule (or one calendar) may exclude. */
+  maxExcludeDates: 1000,
+  /** The longest interval of an `every` schedule. */
+  maxEverySeconds: 366 * 86_400,
+  maxRuns: 1_000_000,
   /** Items of one POST /schedules/batch (its body is bounded too: BATCH_BODY_LIMIT). */
   maxBatchItems: 1000,
 } as const;

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AdmissionModule } from '../admission';
+import { CalendarsModule } from '../calendars';
 import { DueIndexModule } from '../due-index';
 import { OccurrencesModule } from '../occurrences';
 import { TargetsModule } from '../targets';
@@ -14,7 +15,7 @@ import { SchedulesService } from './schedules.service';
  * maxActiveSchedules quota, and manual runs.
  */
 @Module({
-  imports: [AdmissionModule, DueIndexModule, TargetsModule, OccurrencesModule],
+  imports: [AdmissionModule, CalendarsModule, DueIndexModule, TargetsModule, OccurrencesModule],
   providers: [SchedulesRepository, ScheduleQuotaRepository, ScheduleCreator, SchedulesService],
   exports: [SchedulesService],
 })

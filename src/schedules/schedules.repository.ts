@@ -56,6 +56,8 @@ export interface ScheduleAdvance {
   revision: number;
   nextDueAt: Date | null;
   status: ScheduleStatus;
+  /** Runs this dispatch created to run, added to the schedule's run_count (maxRuns). */
+  runsCreated: number;
 }
 
 @Injectable()
@@ -185,7 +187,12 @@ export class SchedulesRepository {
   /** Keyset pagination by (created_at, id): stable under concurrent inserts, no OFFSET scans. */
   async list(
     tenantId: string,
-    options: { status?: ScheduleStatus; limit: number; afterId?: string },
+    options: {
+      status?: ScheduleStatus;
+      labels?: Record<string, string>;
+      limit: number;
+      afterId?: string;
+    },
   ): Promise<ListPage> {
     const query = this.sql
       .manager()
@@ -196,6 +203,12 @@ export class SchedulesRepository {
       .addOrderBy('s.id', 'ASC')
       .limit(options.limit + 1);
     if (options.status) query.andWhere('s.status = :status', { status: options.status });
+    if (options.labels && Object.keys(options.labels).length > 0) {
+      // Containment, served by the GIN index schedules_labels_idx (jsonb_path_ops).
+      query.andWhere('s.labels @> CAST(:labels AS jsonb)', {
+        labels: JSON.stringify(options.labels),
+      });
+    }
     if (options.afterId) {
       // Compare against the stored row, not a timestamp from the client: created_at has
       // microseconds that a JavaScript Date would round away.
@@ -247,6 +260,7 @@ export class SchedulesRepository {
       revision: c.revision,
       next_due_at: c.nextDueAt?.toISOString() ?? null,
       status: c.status,
+      runs: c.runsCreated,
     }));
     const ended = await this.sql.rows<{ tenant_id: string; ended: number }>(
       ADVANCE_SCHEDULES,

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AdmissionService } from '../admission';
+import { CalendarsService } from '../calendars';
 import {
   Clock,
   ConflictError,
@@ -38,8 +39,13 @@ export type ScheduleEdit = Partial<Omit<ScheduleInput, 'name' | 'targetId'>> & {
 };
 
 export interface PreviewRequest {
-  cron: string;
-  timezone: string;
+  cron?: string | null;
+  every?: number | null;
+  anchorAt?: Date | null;
+  excludeDates?: string[] | null;
+  calendarId?: string | null;
+  maxRuns?: number | null;
+  timezone?: string | null;
   dstPolicy?: Partial<DstPolicy>;
   from?: Date;
   count: number;
@@ -67,6 +73,7 @@ export class SchedulesService {
     private readonly targets: TargetsService,
     private readonly occurrences: OccurrencesService,
     private readonly admission: AdmissionService,
+    private readonly calendars: CalendarsService,
     private readonly clock: Clock,
   ) {}
 
@@ -110,7 +117,12 @@ export class SchedulesService {
 
   list(
     tenantId: string,
-    options: { status?: ScheduleStatus; limit?: number; afterId?: string },
+    options: {
+      status?: ScheduleStatus;
+      labels?: Record<string, string>;
+      limit?: number;
+      afterId?: string;
+    },
   ): Promise<ListPage> {
     return this.schedules.list(tenantId, { ...options, limit: pageSize(options.limit) });
   }
@@ -127,6 +139,10 @@ export class SchedulesService {
   ): Promise<Schedule> {
     const now = this.clock.now();
     const targetId = edit.targetId;
+    const calendarDates =
+      edit.calendarId && !edit.excludeDates?.length
+        ? await this.calendarDates(tenantId, edit.calendarId)
+        : undefined;
     // The target is locked before the schedule, in the order a create takes them.
     const guard = async (tx: Tx) => {
       if (targetId !== undefined) await this.targets.assertUsable(tenantId, targetId, tx);
@@ -137,8 +153,16 @@ export class SchedulesService {
       const status = requested ?? current.status;
       const definitionChanged = Object.keys(changes).length > 0;
       const definition = definitionChanged
-        ? buildDefinition({ ...toInput(current), ...changes }, now)
+        ? buildDefinition({ ...mergeEdit(toInput(current), changes), calendarDates }, now)
         : current;
+      if (definition.maxRuns !== null && definition.maxRuns <= current.runCount) {
+        throw new ValidationError('the schedule is invalid', [
+          {
+            field: 'maxRuns',
+            message: `maxRuns must be more than the ${current.runCount} runs already created`,
+          },
+        ]);
+      }
       // Resuming an unchanged schedule picks up where the pause began: the instants missed
       // while paused come due at once, and the poller applies the missed-run policy to them.
       const resumed = current.status === 'paused' && status === 'active' && !definitionChanged;
@@ -173,21 +197,46 @@ export class SchedulesService {
     return schedule;
   }
 
-  preview(request: PreviewRequest): Occurrence[] {
-    const count = Math.min(request.count, SCHEDULE_LIMITS.maxPreviewCount);
+  /**
+   * The next instants of a recurrence that is not stored yet: exactly what a schedule with these
+   * fields would run (DST policy, excluded dates or calendar, bounds and maxRuns applied).
+   */
+  async preview(tenantId: string, request: PreviewRequest): Promise<Occurrence[]> {
+    const calendarDates =
+      request.calendarId && !request.excludeDates?.length
+        ? await this.calendarDates(tenantId, request.calendarId)
+        : undefined;
     const definition = buildDefinition(
       {
         name: 'preview',
         targetId: 'preview',
         cron: request.cron,
+        every: request.every,
+        anchorAt: request.anchorAt,
         timezone: request.timezone,
         dstPolicy: request.dstPolicy,
         startAt: request.startAt,
         endAt: request.endAt,
+        excludeDates: request.excludeDates,
+        calendarId: request.calendarId,
+        calendarDates,
+        maxRuns: request.maxRuns,
       },
       this.clock.now(),
     );
+    const count = Math.min(
+      request.count,
+      definition.maxRuns ?? Infinity,
+      SCHEDULE_LIMITS.maxPreviewCount,
+    );
     return nextOccurrences(recurrenceSpec(definition)!, request.from ?? this.clock.now(), count);
+  }
+
+  /** The dates of one of the tenant's calendars; another tenant's is not found. */
+  private async calendarDates(tenantId: string, calendarId: string): Promise<string[]> {
+    const dates = (await this.calendars.datesOf(tenantId, [calendarId])).get(calendarId);
+    if (!dates) throw new NotFoundError('calendar', calendarId);
+    return dates;
   }
 
   async previewSchedule(tenantId: string, id: string, count: number): Promise<Occurrence[]> {
@@ -199,7 +248,12 @@ export class SchedulesService {
       return runAt > now ? [{ at: runAt, local: toLocalIso(runAt, 'UTC') }] : [];
     }
     const spec = recurrenceSpec(schedule)!;
-    return nextOccurrences(spec, now, Math.min(count, SCHEDULE_LIMITS.maxPreviewCount));
+    const left = schedule.maxRuns === null ? Infinity : schedule.maxRuns - schedule.runCount;
+    return nextOccurrences(
+      spec,
+      now,
+      Math.max(0, Math.min(count, left, SCHEDULE_LIMITS.maxPreviewCount)),
+    );
   }
 
   /**
@@ -329,6 +383,33 @@ function assertEditable(schedule: Schedule): void {
   }
 }
 
+/**
+ * An edit over the current definition: what the edit names replaces what is stored. An edit
+ * that names another kind of timing (runAt, cron or every) drops the old kind's fields it does
+ * not name itself, and excludeDates and calendarId replace one another.
+ */
+function mergeEdit(current: ScheduleInput, changes: ScheduleEdit): ScheduleInput {
+  const merged: ScheduleInput = { ...current };
+  if (changes.runAt != null) {
+    Object.assign(merged, { cron: null, every: null, anchorAt: null, timezone: null });
+    merged.dstPolicy = undefined;
+    merged.excludeDates = null;
+    merged.calendarId = null;
+    merged.maxRuns = null;
+  } else if (changes.cron != null) {
+    Object.assign(merged, { runAt: null, every: null, anchorAt: null });
+  } else if (changes.every != null) {
+    Object.assign(merged, { runAt: null, cron: null });
+    merged.dstPolicy = undefined;
+  }
+  if (changes.calendarId != null) merged.excludeDates = null;
+  if (changes.excludeDates != null && changes.excludeDates.length > 0) {
+    merged.calendarId = null;
+    merged.calendarDates = undefined;
+  }
+  return { ...merged, ...changes };
+}
+
 function toInput(schedule: ScheduleDefinition): ScheduleInput {
   const { timing } = schedule;
   return {
@@ -337,8 +418,15 @@ function toInput(schedule: ScheduleDefinition): ScheduleInput {
     payload: schedule.payload,
     runAt: timing.kind === 'once' ? timing.runAt : null,
     cron: timing.kind === 'cron' ? timing.cron : null,
-    timezone: timing.kind === 'cron' ? timing.timezone : null,
+    every: timing.kind === 'interval' ? timing.everySeconds : null,
+    anchorAt: timing.kind === 'interval' ? timing.anchorAt : null,
+    timezone: timing.kind === 'once' ? null : timing.timezone,
     dstPolicy: timing.kind === 'cron' ? timing.dstPolicy : undefined,
+    labels: schedule.labels,
+    excludeDates: schedule.excludeDates,
+    calendarId: schedule.calendarId,
+    calendarDates: schedule.calendarId ? schedule.excludedDates : undefined,
+    maxRuns: schedule.maxRuns,
     startAt: schedule.startAt,
     endAt: schedule.endAt,
     missedRunPolicy: schedule.missedRunPolicy,

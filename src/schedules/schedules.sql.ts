@@ -30,7 +30,8 @@ const NEW_SCHEDULE_COLUMNS = `
   id, name, target_id, kind, run_at, cron, timezone, dst_nonexistent, dst_repeated, start_at,
   end_at, payload, missed_run_policy, max_catch_up, overlap_policy, retry_max_attempts,
   retry_initial_delay_ms, retry_max_delay_ms, retry_deadline_seconds, priority,
-  start_deadline_seconds, next_due_at`;
+  start_deadline_seconds, every_seconds, anchor_at, labels, excluded_dates, calendar_id, max_runs,
+  next_due_at`;
 
 /**
  * Inserts new schedules of tenant $1 from a JSON array of rows ($2) in one statement. Every new
@@ -66,13 +67,15 @@ export const LOCK_SCHEDULES_FOR_DISPATCH = `
 /**
  * Moves a batch of schedules on after dispatch, each only if its revision is still the one the
  * poller dispatched and it is live (the rows are locked, so this holds; the condition says it
- * anyway). Returns, per tenant, how many left the live statuses (one-time schedules, and cron
+ * anyway). run_count grows by the runs created, under the same lock, so maxRuns is exact
+ * however many pollers race. Returns, per tenant, how many left the live statuses (one-time schedules, and cron
  * schedules past their last instant, complete): the slots to release in this transaction.
  */
 export const ADVANCE_SCHEDULES = `
   WITH advanced AS (
-    UPDATE schedules s SET next_due_at = x.next_due_at, status = x.status, updated_at = now()
-      FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, revision int, next_due_at timestamptz, status text)
+    UPDATE schedules s SET next_due_at = x.next_due_at, status = x.status, updated_at = now(),
+                           run_count = s.run_count + x.runs
+      FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, revision int, next_due_at timestamptz, status text, runs int)
      WHERE s.id = x.id AND s.revision = x.revision AND s.status IN ('active', 'paused')
     RETURNING s.tenant_id, s.status)
   SELECT tenant_id, count(*)::int AS ended

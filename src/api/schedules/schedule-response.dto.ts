@@ -3,6 +3,7 @@ import type { Occurrence } from '../../recurrence';
 import { RUN_PRIORITIES } from '../../run-vocabulary';
 import type { Schedule } from '../../schedules';
 import { DstPolicyDto, RetryPolicyDto } from './schedule-request.dto';
+import { everyText } from './schedule-request.mapper';
 
 class ScheduleLinksDto {
   @ApiProperty({ example: '/schedules/6f1c…' })
@@ -29,6 +30,21 @@ export class ScheduleDto {
   @ApiProperty({ type: RetryPolicyDto }) retryPolicy: RetryPolicyDto;
   @ApiProperty({ enum: RUN_PRIORITIES }) priority: string;
   @ApiProperty({ nullable: true }) startDeadlineSeconds: number | null;
+  @ApiProperty({
+    nullable: true,
+    example: '1h30m',
+    description: 'interval schedules: canonical d/h/m/s',
+  })
+  every: string | null;
+  @ApiProperty({ nullable: true, example: 5400 }) everySeconds: number | null;
+  @ApiProperty({ format: 'date-time', nullable: true }) anchorAt: string | null;
+  @ApiProperty({ example: { team: 'billing' } }) labels: Record<string, string>;
+  @ApiProperty({ type: [String], description: "the schedule's own excluded local dates" })
+  excludeDates: string[];
+  @ApiProperty({ format: 'uuid', nullable: true }) calendarId: string | null;
+  @ApiProperty({ nullable: true }) maxRuns: number | null;
+  @ApiProperty({ description: 'runs created to run so far (what maxRuns counts)' })
+  runCount: number;
   @ApiProperty({ example: 1, description: 'bumped by every edit; send it back as If-Match' })
   revision: number;
   @ApiProperty({ enum: ['active', 'paused', 'cancelled', 'completed'] }) status: string;
@@ -46,7 +62,7 @@ export class ScheduleDto {
       payload: schedule.payload,
       runAt: timing.kind === 'once' ? timing.runAt.toISOString() : null,
       cron: timing.kind === 'cron' ? timing.cron : null,
-      timezone: timing.kind === 'cron' ? timing.timezone : null,
+      timezone: timing.kind === 'once' ? null : timing.timezone,
       dstPolicy: timing.kind === 'cron' ? { ...timing.dstPolicy } : null,
       startAt: schedule.startAt?.toISOString() ?? null,
       endAt: schedule.endAt?.toISOString() ?? null,
@@ -56,6 +72,14 @@ export class ScheduleDto {
       retryPolicy: { ...schedule.retryPolicy },
       priority: schedule.priority,
       startDeadlineSeconds: schedule.startDeadlineSeconds,
+      every: timing.kind === 'interval' ? everyText(timing.everySeconds) : null,
+      everySeconds: timing.kind === 'interval' ? timing.everySeconds : null,
+      anchorAt: timing.kind === 'interval' ? timing.anchorAt.toISOString() : null,
+      labels: schedule.labels,
+      excludeDates: schedule.excludeDates,
+      calendarId: schedule.calendarId,
+      maxRuns: schedule.maxRuns,
+      runCount: schedule.runCount,
       revision: schedule.revision,
       status: schedule.status,
       nextDueAt: schedule.nextDueAt?.toISOString() ?? null,

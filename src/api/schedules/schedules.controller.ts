@@ -42,7 +42,14 @@ import {
   PreviewRequestDto,
   UpdateScheduleDto,
 } from './schedule-request.dto';
-import { etagOf, parseRevision, toScheduleEdit, toScheduleInput } from './schedule-request.mapper';
+import {
+  etagOf,
+  everySeconds,
+  labelFilter,
+  parseRevision,
+  toScheduleEdit,
+  toScheduleInput,
+} from './schedule-request.mapper';
 import {
   PreviewDto,
   PreviewInstantDto,
@@ -121,6 +128,7 @@ export class SchedulesController {
   ): Promise<SchedulePageDto> {
     const page = await this.schedules.list(tenant.id, {
       status: query.status,
+      labels: labelFilter(query.label),
       limit: query.limit,
       afterId: decodeCursor(query.cursor),
     });
@@ -129,11 +137,25 @@ export class SchedulesController {
 
   @Post('preview')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Preview the next instants of a cron expression, DST policy applied' })
+  @ApiOperation({
+    summary: 'Preview the next instants of a cron or interval recurrence',
+    description:
+      'DST policy, excluded dates (or a calendar), bounds and maxRuns applied, exactly as a ' +
+      'schedule with these fields would run.',
+  })
   @ApiOkResponse({ type: PreviewDto })
-  preview(@Body() body: PreviewRequestDto): PreviewDto {
-    const items = this.schedules.preview({
-      cron: body.cron,
+  @ApiProblems(404)
+  async preview(
+    @CurrentTenant() tenant: Tenant,
+    @Body() body: PreviewRequestDto,
+  ): Promise<PreviewDto> {
+    const items = await this.schedules.preview(tenant.id, {
+      cron: body.cron ?? null,
+      every: body.every == null ? null : everySeconds(body.every),
+      anchorAt: body.anchorAt ? new Date(body.anchorAt) : null,
+      excludeDates: body.excludeDates ?? null,
+      calendarId: body.calendarId ?? null,
+      maxRuns: body.maxRuns ?? null,
       timezone: body.timezone,
       dstPolicy: body.dstPolicy,
       from: body.from ? new Date(body.from) : undefined,
