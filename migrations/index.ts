@@ -7,6 +7,7 @@ import { RunReasons1796060000000 } from './1796060000000-RunReasons';
 import { ScheduleQuota1796070000000 } from './1796070000000-ScheduleQuota';
 import { Admission1796080000000 } from './1796080000000-Admission';
 import { RicherSchedules1796300000000 } from './1796300000000-RicherSchedules';
+import { ScheduleRevisions1796300000001 } from './1796300000001-ScheduleRevisions';
 
 /** Every migration, oldest first. Each is reviewed SQL; TypeORM only runs them in order. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   ScheduleQuota1796070000000,
   Admission1796080000000,
   RicherSchedules1796300000000,
+  ScheduleRevisions1796300000001,
 ];

@@ -7,7 +7,12 @@ import { runMigrations, type ForeignSchema, type MigrationResult } from './datab
 import { DueIndexEntity, PollerPresenceEntity, ShardLeaseEntity } from './due-index';
 import { OccurrenceEntity } from './occurrences';
 import { PGBOSS_SCHEMA } from './queue';
-import { IdempotencyKeyEntity, ScheduleEntity, TenantScheduleCountEntity } from './schedules';
+import {
+  IdempotencyKeyEntity,
+  ScheduleEntity,
+  ScheduleRevisionEntity,
+  TenantScheduleCountEntity,
+} from './schedules';
 import { TargetEntity } from './targets';
 import { ApiKeyEntity, TenantEntity } from './tenants';
 
@@ -23,6 +28,7 @@ export const SCHEMA = {
     TargetEntity,
     CalendarEntity,
     ScheduleEntity,
+    ScheduleRevisionEntity,
     IdempotencyKeyEntity,
     TenantScheduleCountEntity,
     DueIndexEntity,

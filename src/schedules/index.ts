@@ -12,6 +12,16 @@ export {
   type Timing,
 } from './schedule';
 export { recurrenceSpec, type ScheduleInput } from './schedule-definition';
+export {
+  REVISION_CHANGES,
+  SYSTEM_ACTOR,
+  type Actor,
+  type FieldChange,
+  type RevisionChange,
+  type RevisionPage,
+  type ScheduleRevision,
+} from './schedule-revision';
+export { ScheduleRevisionEntity } from './schedule-revision.entity';
 export { ScheduleEntity } from './schedule.entity';
 export { TenantScheduleCountEntity } from './schedule-count.entity';
 export { SCHEDULE_LIMITS } from './schedule-limits';

@@ -18,6 +18,8 @@ import type { Tenant } from '../tenants';
 import type { Schedule, ScheduleDefinition } from './schedule';
 import { buildDefinition, FiringChecks, nextDueAfter, ScheduleInput } from './schedule-definition';
 import { ScheduleQuotaRepository } from './schedule-quota.repository';
+import { snapshotOf, type Actor } from './schedule-revision';
+import { ScheduleRevisionsRepository } from './schedule-revisions.repository';
 import { SchedulesRepository } from './schedules.repository';
 
 /** One schedule to create: the client's key, the body as sent (for its hash) and the input. */
@@ -25,6 +27,8 @@ export interface CreateRequest {
   idempotencyKey: string;
   requestBody: unknown;
   input: ScheduleInput;
+  /** Who creates it: revision 1 records it. */
+  actor: Actor;
 }
 
 /** Each request's answer: the schedule (`created` false for a replay) or why it was refused. */
@@ -39,6 +43,7 @@ interface Gathered {
 
 interface Prepared {
   index: number;
+  actor: Actor;
   key: string;
   requestSha256: Buffer;
   id: string;
@@ -71,6 +76,7 @@ export class ScheduleCreator {
     private readonly dueIndex: DueIndexRepository,
     private readonly targets: TargetsService,
     private readonly calendars: CalendarsService,
+    private readonly revisions: ScheduleRevisionsRepository,
     private readonly clock: Clock,
   ) {}
 
@@ -148,6 +154,7 @@ export class ScheduleCreator {
         const definition = buildDefinition(request.input, now, firingChecks);
         prepared.push({
           index,
+          actor: request.actor,
           key: request.idempotencyKey,
           requestSha256: canonicalSha256(request.requestBody),
           id: randomUUID(),
@@ -210,6 +217,18 @@ export class ScheduleCreator {
     );
     const admitted = await this.admit(tx, tenant, pending);
     const byId = new Map(inserted.map((s) => [s.id, s]));
+    await this.revisions.insert(
+      tx,
+      pending.slice(0, admitted).map((p) => ({
+        tenantId: tenant.id,
+        scheduleId: p.id,
+        revision: 1,
+        change: 'created',
+        changedByApiKeyId: p.actor.apiKeyId,
+        changes: [],
+        definition: snapshotOf(p.definition, 'active'),
+      })),
+    );
     const max = tenant.quotas.maxActiveSchedules;
     pending.forEach((p, i) => {
       outcomes[p.index] =

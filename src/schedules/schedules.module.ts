@@ -6,6 +6,7 @@ import { OccurrencesModule } from '../occurrences';
 import { TargetsModule } from '../targets';
 import { ScheduleCreator } from './schedule-creator';
 import { ScheduleQuotaRepository } from './schedule-quota.repository';
+import { ScheduleRevisionsRepository } from './schedule-revisions.repository';
 import { SchedulesRepository } from './schedules.repository';
 import { SchedulesService } from './schedules.service';
 
@@ -16,7 +17,13 @@ import { SchedulesService } from './schedules.service';
  */
 @Module({
   imports: [AdmissionModule, CalendarsModule, DueIndexModule, TargetsModule, OccurrencesModule],
-  providers: [SchedulesRepository, ScheduleQuotaRepository, ScheduleCreator, SchedulesService],
+  providers: [
+    SchedulesRepository,
+    ScheduleQuotaRepository,
+    ScheduleRevisionsRepository,
+    ScheduleCreator,
+    SchedulesService,
+  ],
   exports: [SchedulesService],
 })
 export class SchedulesModule {}

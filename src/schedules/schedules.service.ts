@@ -24,6 +24,16 @@ import {
   ScheduleInput,
 } from './schedule-definition';
 import { SCHEDULE_LIMITS } from './schedule-limits';
+import {
+  changeKind,
+  changesBetween,
+  snapshotOf,
+  type Actor,
+  type RevisionChange,
+  type RevisionPage,
+  type ScheduleRevision,
+} from './schedule-revision';
+import { ScheduleRevisionsRepository } from './schedule-revisions.repository';
 import { ScheduleQuotaRepository, type SlotRelease } from './schedule-quota.repository';
 import {
   ListPage,
@@ -58,6 +68,9 @@ interface ScheduleChange {
   definition: ScheduleDefinition;
   status: ScheduleStatus;
   nextDueAt: Date | null;
+  /** What the revision records as its kind when not inferred (an auto-pause), and why. */
+  change?: RevisionChange;
+  note?: string;
 }
 
 @Injectable()
@@ -74,6 +87,7 @@ export class SchedulesService {
     private readonly occurrences: OccurrencesService,
     private readonly admission: AdmissionService,
     private readonly calendars: CalendarsService,
+    private readonly revisionLog: ScheduleRevisionsRepository,
     private readonly clock: Clock,
   ) {}
 
@@ -87,8 +101,14 @@ export class SchedulesService {
     idempotencyKey: string,
     requestBody: unknown,
     input: ScheduleInput,
+    actor: Actor,
   ): Promise<{ schedule: Schedule; created: boolean }> {
-    const outcome = await this.creator.createOne(tenant, { idempotencyKey, requestBody, input });
+    const outcome = await this.creator.createOne(tenant, {
+      idempotencyKey,
+      requestBody,
+      input,
+      actor,
+    });
     if (outcome.error) throw outcome.error;
     return outcome;
   }
@@ -97,6 +117,7 @@ export class SchedulesService {
    * Creates up to SCHEDULE_LIMITS.maxBatchItems schedules, each atomic on its own and answered
    * in request order: the same rules, keys and quota as one create, in one transaction.
    */
+  /** Each request carries its actor (the API key that sent the batch). */
   createBatch(tenant: Tenant, requests: readonly CreateRequest[]): Promise<CreateOutcome[]> {
     if (requests.length > SCHEDULE_LIMITS.maxBatchItems) {
       throw new ValidationError(`a batch holds at most ${SCHEDULE_LIMITS.maxBatchItems} items`);
@@ -136,6 +157,7 @@ export class SchedulesService {
     id: string,
     ifMatch: number,
     edit: ScheduleEdit,
+    actor: Actor,
   ): Promise<Schedule> {
     const now = this.clock.now();
     const targetId = edit.targetId;
@@ -173,16 +195,41 @@ export class SchedulesService {
         nextDueAt: status === 'active' ? nextDueAfter(definition, from) : null,
       };
     };
-    return this.afterEdit(await this.edit(tenantId, id, ifMatch, change, guard));
+    return this.afterEdit(await this.edit(tenantId, id, ifMatch, actor, change, guard));
   }
 
   /** DELETE: cancels for good; the schedule and its history stay readable. */
-  async cancel(tenantId: string, id: string, ifMatch: number | null): Promise<Schedule> {
-    const schedule = await this.edit(tenantId, id, ifMatch, async (current) => {
+  async cancel(
+    tenantId: string,
+    id: string,
+    ifMatch: number | null,
+    actor: Actor,
+  ): Promise<Schedule> {
+    const schedule = await this.edit(tenantId, id, ifMatch, actor, async (current) => {
       assertEditable(current);
       return { definition: current, status: 'cancelled', nextDueAt: null };
     });
     return this.afterEdit(schedule);
+  }
+
+  /** A schedule's revisions, newest first: who changed what, when, and the definition left. */
+  async revisions(
+    tenantId: string,
+    id: string,
+    page: { limit?: number; afterId?: string },
+  ): Promise<RevisionPage> {
+    await this.get(tenantId, id);
+    const limit = pageSize(page.limit);
+    const rows = await this.revisionLog.list(tenantId, id, limit + 1, page.afterId ?? null);
+    const items = rows.slice(0, limit);
+    return { items, nextAfterId: rows.length > limit ? items[items.length - 1].id : null };
+  }
+
+  /** One revision: the definition a run of that revision ran under. */
+  async revision(tenantId: string, id: string, revision: number): Promise<ScheduleRevision> {
+    const found = await this.revisionLog.find(tenantId, id, revision);
+    if (!found) throw new NotFoundError('schedule revision', `${id}@${revision}`);
+    return found;
   }
 
   /**
@@ -334,6 +381,7 @@ export class SchedulesService {
     tenantId: string,
     id: string,
     expectedRevision: number | null,
+    actor: Actor,
     change: (current: Schedule) => Promise<ScheduleChange>,
     guard?: (tx: Tx) => Promise<void>,
   ): Promise<Schedule> {
@@ -346,6 +394,21 @@ export class SchedulesService {
       }
       const next = await change(current);
       const revision = await this.schedules.writeRevision(tx, current, next);
+      const before = snapshotOf(current, current.status);
+      const after = snapshotOf(next.definition, next.status);
+      const changes = changesBetween(before, after);
+      await this.revisionLog.insert(tx, [
+        {
+          tenantId,
+          scheduleId: id,
+          revision,
+          change: next.change ?? changeKind(current, next.status, changes),
+          changedByApiKeyId: actor.apiKeyId,
+          changes,
+          definition: after,
+          note: next.note ?? null,
+        },
+      ]);
       if (next.nextDueAt && next.status === 'active') {
         await this.dueIndex.replace(tx, {
           scheduleId: id,

@@ -57,7 +57,11 @@ describe('runs API', () => {
         priority: 'normal',
         startDeadline: null,
         estimatedStartAt: null,
-        links: { self: `/runs/${res.body.id}`, schedule: `/schedules/${schedule}` },
+        links: {
+          self: `/runs/${res.body.id}`,
+          schedule: `/schedules/${schedule}`,
+          revision: `/schedules/${schedule}/revisions/1`,
+        },
       });
       const at = new Date(res.body.scheduledAt).getTime();
       expect(at).toBeGreaterThanOrEqual(before - 1000);

@@ -28,6 +28,11 @@ class CoalescedDto {
 class RunLinksDto {
   @ApiProperty({ example: '/runs/6f1c…' }) self: string;
   @ApiProperty({ example: '/schedules/2b7e…' }) schedule: string;
+  @ApiProperty({
+    example: '/schedules/2b7e…/revisions/3',
+    description: 'the definition this run ran under',
+  })
+  revision: string;
 }
 
 export class RunDto {
@@ -107,7 +112,11 @@ export class RunDto {
             },
           }
         : {}),
-      links: { self: `/runs/${run.id}`, schedule: `/schedules/${run.scheduleId}` },
+      links: {
+        self: `/runs/${run.id}`,
+        schedule: `/schedules/${run.scheduleId}`,
+        revision: `/schedules/${run.scheduleId}/revisions/${run.revision}`,
+      },
     };
   }
 }
