@@ -8,6 +8,7 @@ import { ScheduleQuota1796070000000 } from './1796070000000-ScheduleQuota';
 import { Admission1796080000000 } from './1796080000000-Admission';
 import { RicherSchedules1796300000000 } from './1796300000000-RicherSchedules';
 import { ScheduleRevisions1796300000001 } from './1796300000001-ScheduleRevisions';
+import { RunSearchAndBulk1796300000002 } from './1796300000002-RunSearchAndBulk';
 
 /** Every migration, oldest first. Each is reviewed SQL; TypeORM only runs them in order. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   Admission1796080000000,
   RicherSchedules1796300000000,
   ScheduleRevisions1796300000001,
+  RunSearchAndBulk1796300000002,
 ];

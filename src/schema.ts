@@ -2,6 +2,7 @@ import { getConstructionPlans } from 'pg-boss';
 import { MIGRATIONS } from '../migrations';
 import { DispatchBudgetEntity } from './admission';
 import { AttemptEntity } from './attempts';
+import { BulkOperationEntity, BulkOperationItemEntity } from './bulk-operations';
 import { CalendarEntity } from './calendars';
 import { runMigrations, type ForeignSchema, type MigrationResult } from './database';
 import { DueIndexEntity, PollerPresenceEntity, ShardLeaseEntity } from './due-index';
@@ -37,6 +38,8 @@ export const SCHEMA = {
     OccurrenceEntity,
     AttemptEntity,
     DispatchBudgetEntity,
+    BulkOperationEntity,
+    BulkOperationItemEntity,
   ],
   migrations: MIGRATIONS,
 };

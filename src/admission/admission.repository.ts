@@ -194,5 +194,6 @@ function toClaim(row: Row): Claim {
     scheduledAt: row.scheduled_at as Date,
     targetId: row.target_id as string,
     payload: (row.payload ?? {}) as Record<string, unknown>,
+    idempotencyKey: row.idempotency_key as string,
   };
 }

@@ -272,7 +272,8 @@ export const CLAIM_RUNS = `
       FROM chosen c, schedules s
      WHERE o.id = c.id AND o.xmin = c.version AND s.id = o.schedule_id
     RETURNING o.id, o.tenant_id, o.schedule_id, o.fencing_token, o.attempt_count, o.lease_until,
-              o.scheduled_at, s.target_id, s.payload, c.admitted
+              o.scheduled_at, s.target_id, s.payload, c.admitted,
+              coalesce(o.idempotency_key, o.id) AS idempotency_key
   ), attempts AS (
     INSERT INTO attempts (run_id, attempt_no, tenant_id, worker_id, fencing_token)
     SELECT c.id, c.attempt_count, c.tenant_id, $3, c.fencing_token FROM claimed c

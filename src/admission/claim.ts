@@ -12,6 +12,8 @@ export interface Claim {
   scheduledAt: Date;
   targetId: string;
   payload: Record<string, unknown>;
+  /** What the attempt sends as Idempotency-Key: the run id, or a replay's original's. */
+  idempotencyKey: string;
 }
 
 /** Why a claim was refused. Each is a different fact, and callers act on them differently. */

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AdmissionModule } from '../admission';
+import { BulkOperationsModule } from '../bulk-operations';
 import { CalendarsModule } from '../calendars';
 import { ExecutionModule } from '../execution';
 import { OccurrencesModule } from '../occurrences';
@@ -10,6 +11,7 @@ import { TenantsModule } from '../tenants';
 import { AuthGuard } from './auth/auth.guard';
 import { CalendarsController } from './calendars/calendars.controller';
 import { TenantRateLimitGuard } from './rate-limit/tenant-rate-limit.guard';
+import { RunSearchController } from './runs/run-search.controller';
 import { RunsController } from './runs/runs.controller';
 import { ScheduleRunsController } from './runs/schedule-runs.controller';
 import { SchedulesController } from './schedules/schedules.controller';
@@ -24,6 +26,7 @@ import { TenantsController } from './tenants/tenants.controller';
   imports: [
     TenantsModule,
     CalendarsModule,
+    BulkOperationsModule,
     SchedulesModule,
     TargetsModule,
     OccurrencesModule,
@@ -36,6 +39,7 @@ import { TenantsController } from './tenants/tenants.controller';
     CalendarsController,
     TargetsController,
     ScheduleRunsController,
+    RunSearchController,
     RunsController,
   ],
   providers: [

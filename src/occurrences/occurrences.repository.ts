@@ -8,7 +8,7 @@ import {
   type RunReason,
   type RunState,
 } from '../run-vocabulary';
-import type { InsertedOccurrence, NewOccurrence } from './occurrence';
+import type { InsertedOccurrence, NewOccurrence, RunFilter } from './occurrence';
 import type { Run } from './run';
 import {
   CANCEL_RUN,
@@ -17,6 +17,7 @@ import {
   LIST_RUNS_AFTER,
   LIST_RUNS_FIRST_PAGE,
   SCHEDULE_EXISTS,
+  SEARCH_RUNS,
   SELECT_RUN,
 } from './occurrences.sql';
 
@@ -48,6 +49,9 @@ export class OccurrencesRepository {
       coalesced_count: o.coalescedCount ?? 0,
       coalesced_first: o.coalescedFirst?.toISOString() ?? null,
       coalesced_last: o.coalescedLast?.toISOString() ?? null,
+      origin_key: o.originKey ?? '',
+      idempotency_key: o.idempotencyKey ?? null,
+      replay_of: o.replayOf ?? null,
     }));
     const inserted = await this.sql.rows(INSERT_OCCURRENCES, [JSON.stringify(rows)], tx);
     return inserted.map((r) => ({
@@ -56,7 +60,38 @@ export class OccurrencesRepository {
       scheduleId: r.schedule_id as string,
       state: r.state as InsertedOccurrence['state'],
       scheduledAt: new Date(r.scheduled_at as string),
+      originKey: r.origin_key as string,
     }));
+  }
+
+  /** GET /runs: the tenant's runs matching every filter given, after the run `afterId`. */
+  async search(
+    tenantId: string,
+    filter: RunFilter,
+    limit: number,
+    afterId: string | null,
+    tx?: Tx,
+  ): Promise<Run[]> {
+    const rows = await this.sql.rows(
+      SEARCH_RUNS,
+      [
+        tenantId,
+        filter.state ?? null,
+        filter.reason ?? null,
+        filter.scheduleId ?? null,
+        filter.targetId ?? null,
+        filter.trigger ?? null,
+        filter.scheduledFrom ?? null,
+        filter.scheduledTo ?? null,
+        filter.finishedFrom ?? null,
+        filter.finishedTo ?? null,
+        filter.ids ?? null,
+        limit,
+        afterId,
+      ],
+      tx,
+    );
+    return rows.map(toRun);
   }
 
   /**
@@ -133,6 +168,8 @@ function toRun(row: Row): Run {
     reason: row.reason as RunReason | null,
     reasonDetail: row.reason_detail as string | null,
     trigger: row.trigger as Run['trigger'],
+    idempotencyKey: row.idempotency_key as string,
+    replayOf: row.replay_of as string | null,
     attemptCount: row.attempt_count as number,
     maxAttempts: row.max_attempts as number,
     fencingToken: Number(row.fencing_token),

@@ -6,7 +6,8 @@
  */
 
 /**
- * The ledger insert: "exactly one logical occurrence per (schedule, revision, due instant)".
+ * The ledger insert: "exactly one logical occurrence per (schedule, revision, due instant,
+ * origin)". The origin is '' for the poller's runs, so for them the key is the instant's.
  * Whatever the number of pollers racing, the unique constraint lets one insert win; the others
  * get no row back and publish nothing. The retry deadline is measured from the database clock.
  * A run's created_at is when it came to be: the transaction's clock, or its instant when the
@@ -17,7 +18,8 @@ export const INSERT_OCCURRENCES = `
   INSERT INTO occurrences (
     tenant_id, schedule_id, revision, scheduled_at, scheduled_local, state, reason, trigger,
     max_attempts, retry_deadline, priority, start_deadline, admitted_at, coalesced_count,
-    coalesced_first, coalesced_last, created_at, finished_at)
+    coalesced_first, coalesced_last, created_at, finished_at, origin_key, idempotency_key,
+    replay_of)
   SELECT o.tenant_id, o.schedule_id, o.revision, o.scheduled_at, o.scheduled_local, o.state,
          o.reason, o.trigger, o.max_attempts,
          greatest(now(), o.scheduled_at) + make_interval(secs => o.retry_deadline_seconds),
@@ -26,14 +28,16 @@ export const INSERT_OCCURRENCES = `
          CASE WHEN o.admitted THEN now() END,
          o.coalesced_count, o.coalesced_first, o.coalesced_last,
          greatest(now(), o.scheduled_at),
-         CASE WHEN o.state = 'SKIPPED' THEN greatest(now(), o.scheduled_at) END
+         CASE WHEN o.state = 'SKIPPED' THEN greatest(now(), o.scheduled_at) END,
+         coalesce(o.origin_key, ''), o.idempotency_key, o.replay_of
     FROM jsonb_to_recordset($1::jsonb) AS o(
       tenant_id uuid, schedule_id uuid, revision int, scheduled_at timestamptz,
       scheduled_local text, state text, reason text, trigger text, max_attempts int,
       retry_deadline_seconds int, priority smallint, start_deadline_seconds int, admitted boolean,
-      coalesced_count int, coalesced_first timestamptz, coalesced_last timestamptz)
+      coalesced_count int, coalesced_first timestamptz, coalesced_last timestamptz,
+      origin_key text, idempotency_key uuid, replay_of uuid)
   ON CONFLICT ON CONSTRAINT occurrences_identity_key DO NOTHING
-  RETURNING id, tenant_id, schedule_id, state, scheduled_at`;
+  RETURNING id, tenant_id, schedule_id, state, scheduled_at, origin_key`;
 
 /**
  * What cancelling does to a run, by the state it was in: a waiting run ends CANCELLED with $3 as
@@ -74,7 +78,8 @@ const RUN_COLUMNS = `
   o.id, o.tenant_id, o.schedule_id, o.revision, o.scheduled_at, o.scheduled_local, o.state,
   o.reason, o.reason_detail, o.trigger, o.attempt_count, o.max_attempts, o.fencing_token,
   o.lease_until, o.next_attempt_at, o.cancel_requested_at, o.coalesced_count, o.coalesced_first,
-  o.coalesced_last, o.created_at, o.finished_at, o.priority, o.start_deadline`;
+  o.coalesced_last, o.created_at, o.finished_at, o.priority, o.start_deadline,
+  coalesce(o.idempotency_key, o.id) AS idempotency_key, o.replay_of`;
 
 /**
  * One run. A run waiting for its tenant's budget also says when it should start: after the
@@ -121,3 +126,29 @@ export const LIST_RUNS_AFTER = `
 
 /** A schedule's history exists for the tenant that owns the schedule, and only for it. */
 export const SCHEDULE_EXISTS = `SELECT 1 FROM schedules WHERE tenant_id = $1 AND id = $2`;
+
+/**
+ * Tenant-wide search, keyset-paginated by (scheduled_at, id) over occurrences_tenant_search_idx,
+ * after the run $13 (its stored row, so microseconds never round away). Each filter is null when
+ * not given: $2 state, $3 reason, $4 schedule, $5 target (its schedule's), $6 trigger,
+ * $7/$8 scheduled at in [from, to), $9/$10 finished at in [from, to), $11 run ids, $12 limit.
+ */
+export const SEARCH_RUNS = `
+  SELECT ${RUN_COLUMNS}
+    FROM occurrences o
+   WHERE o.tenant_id = $1
+     AND ($2::text IS NULL OR o.state = $2::text)
+     AND ($3::text IS NULL OR o.reason = $3::text)
+     AND ($4::uuid IS NULL OR o.schedule_id = $4::uuid)
+     AND ($5::uuid IS NULL OR o.schedule_id IN (SELECT s.id FROM schedules s
+                                                 WHERE s.tenant_id = $1 AND s.target_id = $5::uuid))
+     AND ($6::text IS NULL OR o.trigger = $6::text)
+     AND ($7::timestamptz IS NULL OR o.scheduled_at >= $7::timestamptz)
+     AND ($8::timestamptz IS NULL OR o.scheduled_at < $8::timestamptz)
+     AND ($9::timestamptz IS NULL OR o.finished_at >= $9::timestamptz)
+     AND ($10::timestamptz IS NULL OR o.finished_at < $10::timestamptz)
+     AND ($11::uuid[] IS NULL OR o.id = ANY($11::uuid[]))
+     AND ($13::uuid IS NULL OR (o.scheduled_at, o.id) > (SELECT c.scheduled_at, c.id FROM occurrences c
+                                                          WHERE c.id = $13::uuid AND c.tenant_id = $1))
+   ORDER BY o.scheduled_at, o.id
+   LIMIT $12`;

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AdmissionModule } from '../admission';
+import { BulkOperationsModule } from '../bulk-operations';
 import { ExecutionModule } from '../execution';
 import { SchedulesModule } from '../schedules';
 import { AdmissionLoop } from './admission-loop';
@@ -7,9 +8,12 @@ import { LeaseSweeper } from './lease-sweeper';
 import { OutboxRepository } from './outbox.repository';
 import { RelayService } from './relay.service';
 
-/** The relay role: the admitter, the outbox repair, the lease sweeper, key pruning. */
+/**
+ * The relay role: the admitter, the outbox repair, the lease sweeper, key pruning, and resuming
+ * bulk operations whose processor died.
+ */
 @Module({
-  imports: [AdmissionModule, ExecutionModule, SchedulesModule],
+  imports: [AdmissionModule, BulkOperationsModule, ExecutionModule, SchedulesModule],
   providers: [RelayService, LeaseSweeper, AdmissionLoop, OutboxRepository],
   exports: [RelayService],
 })

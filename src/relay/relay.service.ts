@@ -5,6 +5,7 @@ import {
   Logger,
   OnApplicationBootstrap,
 } from '@nestjs/common';
+import { BulkOperationsService } from '../bulk-operations';
 import { errorSummary, PeriodicLoop } from '../common';
 import { APP_CONFIG, type AppConfig } from '../config';
 import { Lifecycle } from '../observability';
@@ -31,6 +32,7 @@ export class RelayService implements OnApplicationBootstrap, BeforeApplicationSh
     private readonly outbox: OutboxRepository,
     private readonly jobs: RunJobsRepository,
     private readonly schedules: SchedulesService,
+    private readonly bulkOperations: BulkOperationsService,
     private readonly lifecycle: Lifecycle,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -69,5 +71,7 @@ export class RelayService implements OnApplicationBootstrap, BeforeApplicationSh
       seconds: await this.outbox.oldestQueuedAgeSeconds(),
     });
     await this.schedules.pruneIdempotencyKeys(relay.idempotencyPruneBatchSize);
+    // At most a few per round: each drains its whole (bounded) selection.
+    for (let i = 0; i < 3 && (await this.bulkOperations.resumeStalled()); i++);
   }
 }

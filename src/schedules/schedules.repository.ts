@@ -14,6 +14,7 @@ import {
   LOCK_SCHEDULE,
   LOCK_SCHEDULE_FOR_TRIGGER,
   LOCK_SCHEDULES_FOR_DISPATCH,
+  LOCK_SCHEDULES_FOR_RUNS,
   PRUNE_IDEMPOTENCY_KEYS,
   READ_IDEMPOTENCY_KEYS,
   SELECT_SCHEDULES,
@@ -250,6 +251,18 @@ export class SchedulesRepository {
     const columns = this.columns(tx);
     const schedules = raw.map((row) => toSchedule(fromRaw(columns, row)));
     return new Map(schedules.map((s) => [s.id, s]));
+  }
+
+  /** Reads and holds FOR SHARE the tenant's schedules that runs are about to be created for. */
+  async lockForRuns(
+    tx: Tx,
+    tenantId: string,
+    ids: readonly string[],
+  ): Promise<Map<string, Schedule>> {
+    if (ids.length === 0) return new Map();
+    const raw = await this.sql.rows(LOCK_SCHEDULES_FOR_RUNS, [tenantId, [...new Set(ids)]], tx);
+    const columns = this.columns(tx);
+    return new Map(raw.map((row) => toSchedule(fromRaw(columns, row))).map((s) => [s.id, s]));
   }
 
   /** Moves schedules on after dispatch; returns the slots of those that completed, by tenant. */

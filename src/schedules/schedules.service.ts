@@ -330,6 +330,14 @@ export class SchedulesService {
     );
   }
 
+  /**
+   * For runs created outside the poller (replays, backfills): the tenant's schedules, read and
+   * held FOR SHARE until the caller's commit, so their revision cannot change meanwhile.
+   */
+  lockForRuns(tx: Tx, tenantId: string, ids: readonly string[]): Promise<Map<string, Schedule>> {
+    return this.schedules.lockForRuns(tx, tenantId, ids);
+  }
+
   /** The poller's side of dispatch: lock the due schedules (edits are skipped), then advance. */
   lockForDispatch(tx: Tx, ids: readonly string[]): Promise<Map<string, Schedule>> {
     return this.schedules.lockForDispatch(tx, ids);

@@ -102,3 +102,11 @@ export const LOCK_SCHEDULE_FOR_TRIGGER = `
     FROM schedules
    WHERE tenant_id = $1 AND id = $2
      FOR SHARE`;
+
+/**
+ * Schedules whose runs are about to be created outside the poller (replays, backfills), read
+ * FOR SHARE like a manual trigger: an edit that would change the revision waits until the runs
+ * are recorded under the revision read here.
+ */
+export const LOCK_SCHEDULES_FOR_RUNS = `
+  SELECT * FROM schedules WHERE tenant_id = $1 AND id = ANY($2::uuid[]) FOR SHARE`;

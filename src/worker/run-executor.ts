@@ -228,7 +228,7 @@ export class RunExecutor {
           payload: claim.payload,
         },
         signingSecret: target.signingSecret,
-        idempotencyKey: claim.runId,
+        idempotencyKey: claim.idempotencyKey,
         runId: claim.runId,
         attempt: claim.attempt,
         fencingToken: claim.fencingToken,

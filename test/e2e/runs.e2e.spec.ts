@@ -46,6 +46,8 @@ describe('runs API', () => {
         reason: null,
         reasonDetail: null,
         trigger: 'manual',
+        idempotencyKey: expect.any(String),
+        replayOf: null,
         attemptCount: 0,
         maxAttempts: 3,
         fencingToken: 0,
@@ -163,6 +165,7 @@ describe('runs API', () => {
       expect(claim.status).toBe(200);
       expect(claim.body).toEqual({
         runId,
+        idempotencyKey: runId,
         fencingToken: 1,
         leaseUntil: expect.any(String),
         attempt: 1,

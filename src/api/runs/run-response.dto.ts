@@ -54,6 +54,16 @@ export class RunDto {
   @ApiProperty({ nullable: true, description: 'free text beside the reason (an error message)' })
   reasonDetail: string | null;
   @ApiProperty({ enum: RUN_TRIGGERS }) trigger: string;
+  @ApiProperty({
+    format: 'uuid',
+    description:
+      "what every attempt sends as Idempotency-Key: the run's own id, or for a replay the " +
+      "original run's, so a target that deduplicates treats the replay as the same business " +
+      'operation (it may answer with its stored result rather than act again)',
+  })
+  idempotencyKey: string;
+  @ApiProperty({ format: 'uuid', nullable: true, description: 'the run this one replays' })
+  replayOf: string | null;
   @ApiProperty() attemptCount: number;
   @ApiProperty() maxAttempts: number;
   @ApiProperty({ description: 'raised by every claim' }) fencingToken: number;
@@ -92,6 +102,8 @@ export class RunDto {
       reason: run.reason,
       reasonDetail: run.reasonDetail,
       trigger: run.trigger,
+      idempotencyKey: run.idempotencyKey,
+      replayOf: run.replayOf,
       attemptCount: run.attemptCount,
       maxAttempts: run.maxAttempts,
       fencingToken: run.fencingToken,
@@ -170,8 +182,14 @@ export class CancelRunResponseDto extends RunDto {
 }
 
 export class ClaimResponseDto {
-  @ApiProperty({ format: 'uuid', description: 'send it to the target as Idempotency-Key' })
+  @ApiProperty({ format: 'uuid' })
   runId: string;
+  @ApiProperty({
+    format: 'uuid',
+    description:
+      "send it to the target as Idempotency-Key: the run id, or for a replay the original run's",
+  })
+  idempotencyKey: string;
   @ApiProperty({ description: 'send it with every heartbeat and the completion' })
   fencingToken: number;
   @ApiProperty({ format: 'date-time' }) leaseUntil: string;
@@ -183,6 +201,7 @@ export class ClaimResponseDto {
   static from(claim: Claim): ClaimResponseDto {
     return {
       runId: claim.runId,
+      idempotencyKey: claim.idempotencyKey,
       fencingToken: claim.fencingToken,
       leaseUntil: claim.leaseUntil.toISOString(),
       attempt: claim.attempt,
