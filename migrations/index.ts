@@ -9,6 +9,7 @@ import { Admission1796080000000 } from './1796080000000-Admission';
 import { RicherSchedules1796300000000 } from './1796300000000-RicherSchedules';
 import { ScheduleRevisions1796300000001 } from './1796300000001-ScheduleRevisions';
 import { RunSearchAndBulk1796300000002 } from './1796300000002-RunSearchAndBulk';
+import { Backfills1796300000003 } from './1796300000003-Backfills';
 
 /** Every migration, oldest first. Each is reviewed SQL; TypeORM only runs them in order. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   RicherSchedules1796300000000,
   ScheduleRevisions1796300000001,
   RunSearchAndBulk1796300000002,
+  Backfills1796300000003,
 ];

@@ -2,6 +2,7 @@ import { getConstructionPlans } from 'pg-boss';
 import { MIGRATIONS } from '../migrations';
 import { DispatchBudgetEntity } from './admission';
 import { AttemptEntity } from './attempts';
+import { BackfillEntity, BackfillInstantEntity } from './backfills';
 import { BulkOperationEntity, BulkOperationItemEntity } from './bulk-operations';
 import { CalendarEntity } from './calendars';
 import { runMigrations, type ForeignSchema, type MigrationResult } from './database';
@@ -40,6 +41,8 @@ export const SCHEMA = {
     DispatchBudgetEntity,
     BulkOperationEntity,
     BulkOperationItemEntity,
+    BackfillEntity,
+    BackfillInstantEntity,
   ],
   migrations: MIGRATIONS,
 };

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AdmissionModule } from '../admission';
+import { BackfillsModule } from '../backfills';
 import { BulkOperationsModule } from '../bulk-operations';
 import { CalendarsModule } from '../calendars';
 import { ExecutionModule } from '../execution';
@@ -9,6 +10,7 @@ import { SchedulesModule } from '../schedules';
 import { TargetsModule } from '../targets';
 import { TenantsModule } from '../tenants';
 import { AuthGuard } from './auth/auth.guard';
+import { BackfillsController } from './backfills/backfills.controller';
 import { CalendarsController } from './calendars/calendars.controller';
 import { TenantRateLimitGuard } from './rate-limit/tenant-rate-limit.guard';
 import { RunSearchController } from './runs/run-search.controller';
@@ -27,6 +29,7 @@ import { TenantsController } from './tenants/tenants.controller';
     TenantsModule,
     CalendarsModule,
     BulkOperationsModule,
+    BackfillsModule,
     SchedulesModule,
     TargetsModule,
     OccurrencesModule,
@@ -37,6 +40,7 @@ import { TenantsController } from './tenants/tenants.controller';
     TenantsController,
     SchedulesController,
     CalendarsController,
+    BackfillsController,
     TargetsController,
     ScheduleRunsController,
     RunSearchController,

@@ -89,6 +89,8 @@ export interface RelayConfig {
   sweepIntervalMs: number;
   sweepBatchSize: number;
   sweepTenantsPerTick: number;
+  /** How often the relay moves running backfills on (creates the runs whose turn came). */
+  backfillIntervalMs: number;
 }
 
 /**
@@ -206,6 +208,7 @@ export function loadConfig(env: Env): AppConfig {
       sweepIntervalMs: int('RELAY_SWEEP_INTERVAL_MS', 1_000, 10, 600_000),
       sweepBatchSize: int('RELAY_SWEEP_BATCH_SIZE', 100, 1, 100_000),
       sweepTenantsPerTick: int('RELAY_SWEEP_TENANTS_PER_TICK', 20, 1, 10_000),
+      backfillIntervalMs: int('RELAY_BACKFILL_INTERVAL_MS', 1_000, 10, 600_000),
     },
     admission: {
       intervalMs: int('ADMISSION_INTERVAL_MS', 50, 5, 60_000),

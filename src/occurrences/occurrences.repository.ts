@@ -17,8 +17,12 @@ import {
   LIST_RUNS_AFTER,
   LIST_RUNS_FIRST_PAGE,
   SCHEDULE_EXISTS,
+  ACTIVE_RUN_IDS_OF_ORIGIN,
+  ACTIVE_RUNS_BY_ORIGIN,
+  RUNS_AT_INSTANTS,
   SEARCH_RUNS,
   SELECT_RUN,
+  STATES_OF_ORIGIN,
 } from './occurrences.sql';
 
 @Injectable()
@@ -62,6 +66,59 @@ export class OccurrencesRepository {
       scheduledAt: new Date(r.scheduled_at as string),
       originKey: r.origin_key as string,
     }));
+  }
+
+  async runsAt(
+    tx: Tx,
+    tenantId: string,
+    scheduleId: string,
+    instants: readonly Date[],
+  ): Promise<Map<number, { id: string; state: RunState }>> {
+    if (instants.length === 0) return new Map();
+    const rows = await this.sql.rows(
+      RUNS_AT_INSTANTS,
+      [tenantId, scheduleId, instants.map((at) => at.toISOString())],
+      tx,
+    );
+    return new Map(
+      rows.map((row) => [
+        (row.scheduled_at as Date).getTime(),
+        { id: row.id as string, state: row.state as RunState },
+      ]),
+    );
+  }
+
+  async activeByOrigin(
+    tx: Tx,
+    tenantId: string,
+    scheduleId: string,
+    originKey: string,
+  ): Promise<{ ours: number; others: number }> {
+    const [row] = await this.sql.rows(ACTIVE_RUNS_BY_ORIGIN, [tenantId, scheduleId, originKey], tx);
+    return { ours: row.ours as number, others: row.others as number };
+  }
+
+  async activeIdsOfOrigin(
+    tx: Tx,
+    tenantId: string,
+    scheduleId: string,
+    originKey: string,
+  ): Promise<string[]> {
+    const rows = await this.sql.rows(
+      ACTIVE_RUN_IDS_OF_ORIGIN,
+      [tenantId, scheduleId, originKey],
+      tx,
+    );
+    return rows.map((row) => row.id as string);
+  }
+
+  async statesOfOrigin(
+    tenantId: string,
+    scheduleId: string,
+    originKey: string,
+  ): Promise<Partial<Record<RunState, number>>> {
+    const rows = await this.sql.rows(STATES_OF_ORIGIN, [tenantId, scheduleId, originKey]);
+    return Object.fromEntries(rows.map((row) => [row.state as RunState, row.n as number]));
   }
 
   /** GET /runs: the tenant's runs matching every filter given, after the run `afterId`. */

@@ -76,6 +76,32 @@ export class OccurrencesService {
     return { items, nextAfterId: rows.length > limit ? items[items.length - 1].id : null };
   }
 
+  /**
+   * For each instant of a schedule, the run that stands for it (active first, else the latest;
+   * SKIPPED rows do not count), keyed by epoch ms.
+   */
+  runsAt(
+    tx: Tx,
+    tenantId: string,
+    scheduleId: string,
+    instants: readonly Date[],
+  ): Promise<Map<number, { id: string; state: RunState }>> {
+    return this.runs.runsAt(tx, tenantId, scheduleId, instants);
+  }
+
+  /** A schedule's active runs of one origin (a backfill's) and the others. */
+  activeByOrigin(tx: Tx, tenantId: string, scheduleId: string, originKey: string) {
+    return this.runs.activeByOrigin(tx, tenantId, scheduleId, originKey);
+  }
+
+  activeIdsOfOrigin(tx: Tx, tenantId: string, scheduleId: string, originKey: string) {
+    return this.runs.activeIdsOfOrigin(tx, tenantId, scheduleId, originKey);
+  }
+
+  statesOfOrigin(tenantId: string, scheduleId: string, originKey: string) {
+    return this.runs.statesOfOrigin(tenantId, scheduleId, originKey);
+  }
+
   /** Up to `limit` runs matching the filter, in the caller's transaction (a bulk selection). */
   select(tx: Tx, tenantId: string, filter: RunFilter, limit: number): Promise<Run[]> {
     return this.runs.search(tenantId, filter, limit, null, tx);

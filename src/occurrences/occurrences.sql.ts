@@ -152,3 +152,35 @@ export const SEARCH_RUNS = `
                                                           WHERE c.id = $13::uuid AND c.tenant_id = $1))
    ORDER BY o.scheduled_at, o.id
    LIMIT $12`;
+
+/**
+ * For each of a schedule's instants $3, the run that stands for it: an active one if there is
+ * one, else the latest created. SKIPPED rows are not runs here (the instant did not run). Over
+ * occurrences_history_idx (schedule_id, scheduled_at).
+ */
+export const RUNS_AT_INSTANTS = `
+  SELECT DISTINCT ON (o.scheduled_at) o.scheduled_at, o.id, o.state
+    FROM occurrences o
+   WHERE o.tenant_id = $1 AND o.schedule_id = $2 AND o.scheduled_at = ANY($3::timestamptz[])
+     AND o.state <> 'SKIPPED'
+   ORDER BY o.scheduled_at, (o.state IN ('QUEUED', 'RUNNING', 'RETRY_WAIT')) DESC,
+            o.created_at DESC`;
+
+/** A schedule's active runs: those of origin $3 and the others (occurrences_active_by_schedule_idx). */
+export const ACTIVE_RUNS_BY_ORIGIN = `
+  SELECT count(*) FILTER (WHERE o.origin_key = $3)::int AS ours,
+         count(*) FILTER (WHERE o.origin_key <> $3)::int AS others
+    FROM occurrences o
+   WHERE o.schedule_id = $2 AND o.tenant_id = $1 AND o.state IN ('QUEUED', 'RUNNING', 'RETRY_WAIT')`;
+
+/** The active runs of one origin (a backfill being cancelled). */
+export const ACTIVE_RUN_IDS_OF_ORIGIN = `
+  SELECT o.id FROM occurrences o
+   WHERE o.schedule_id = $2 AND o.tenant_id = $1 AND o.origin_key = $3
+     AND o.state IN ('QUEUED', 'RUNNING', 'RETRY_WAIT')`;
+
+/** How many runs of one origin are in each state (a backfill's progress). */
+export const STATES_OF_ORIGIN = `
+  SELECT o.state, count(*)::int AS n FROM occurrences o
+   WHERE o.schedule_id = $2 AND o.tenant_id = $1 AND o.origin_key = $3
+   GROUP BY o.state`;

@@ -1,20 +1,28 @@
 import { Module } from '@nestjs/common';
 import { AdmissionModule } from '../admission';
+import { BackfillsModule } from '../backfills';
 import { BulkOperationsModule } from '../bulk-operations';
 import { ExecutionModule } from '../execution';
 import { SchedulesModule } from '../schedules';
 import { AdmissionLoop } from './admission-loop';
+import { BackfillLoop } from './backfill-loop';
 import { LeaseSweeper } from './lease-sweeper';
 import { OutboxRepository } from './outbox.repository';
 import { RelayService } from './relay.service';
 
 /**
  * The relay role: the admitter, the outbox repair, the lease sweeper, key pruning, and resuming
- * bulk operations whose processor died.
+ * bulk operations whose processor died, moving backfills on.
  */
 @Module({
-  imports: [AdmissionModule, BulkOperationsModule, ExecutionModule, SchedulesModule],
-  providers: [RelayService, LeaseSweeper, AdmissionLoop, OutboxRepository],
+  imports: [
+    AdmissionModule,
+    BackfillsModule,
+    BulkOperationsModule,
+    ExecutionModule,
+    SchedulesModule,
+  ],
+  providers: [RelayService, LeaseSweeper, AdmissionLoop, BackfillLoop, OutboxRepository],
   exports: [RelayService],
 })
 export class RelayModule {}
