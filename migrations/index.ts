@@ -10,6 +10,7 @@ import { RicherSchedules1796300000000 } from './1796300000000-RicherSchedules';
 import { ScheduleRevisions1796300000001 } from './1796300000001-ScheduleRevisions';
 import { RunSearchAndBulk1796300000002 } from './1796300000002-RunSearchAndBulk';
 import { Backfills1796300000003 } from './1796300000003-Backfills';
+import { AutoPause1796300000004 } from './1796300000004-AutoPause';
 
 /** Every migration, oldest first. Each is reviewed SQL; TypeORM only runs them in order. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   ScheduleRevisions1796300000001,
   RunSearchAndBulk1796300000002,
   Backfills1796300000003,
+  AutoPause1796300000004,
 ];

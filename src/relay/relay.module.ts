@@ -5,6 +5,7 @@ import { BulkOperationsModule } from '../bulk-operations';
 import { ExecutionModule } from '../execution';
 import { SchedulesModule } from '../schedules';
 import { AdmissionLoop } from './admission-loop';
+import { AutoPauseLoop } from './auto-pause-loop';
 import { BackfillLoop } from './backfill-loop';
 import { LeaseSweeper } from './lease-sweeper';
 import { OutboxRepository } from './outbox.repository';
@@ -12,7 +13,7 @@ import { RelayService } from './relay.service';
 
 /**
  * The relay role: the admitter, the outbox repair, the lease sweeper, key pruning, and resuming
- * bulk operations whose processor died, moving backfills on.
+ * bulk operations whose processor died, moving backfills on, auto-pausing failing schedules.
  */
 @Module({
   imports: [
@@ -22,7 +23,14 @@ import { RelayService } from './relay.service';
     ExecutionModule,
     SchedulesModule,
   ],
-  providers: [RelayService, LeaseSweeper, AdmissionLoop, BackfillLoop, OutboxRepository],
+  providers: [
+    RelayService,
+    LeaseSweeper,
+    AdmissionLoop,
+    BackfillLoop,
+    AutoPauseLoop,
+    OutboxRepository,
+  ],
   exports: [RelayService],
 })
 export class RelayModule {}

@@ -48,6 +48,7 @@ export interface ScheduleInput {
   /** The dates of calendarId, read by the service (calendars never change). */
   calendarDates?: string[];
   maxRuns?: number | null;
+  pauseAfterConsecutiveFailures?: number | null;
 }
 
 /** A label key: letters, digits and `._/-`, starting and ending with a letter or digit. */
@@ -134,6 +135,7 @@ export function buildDefinition(
     calendarId: input.calendarId ?? null,
     excludedDates: input.calendarId ? [...(input.calendarDates ?? [])] : excludeDates,
     maxRuns,
+    pauseAfterConsecutiveFailures: input.pauseAfterConsecutiveFailures ?? null,
   };
   errors.push(...firingProblems(definition, now, firingChecks));
   if (errors.length > 0) throw new ValidationError('the schedule is invalid', errors);

@@ -79,6 +79,7 @@ export function snapshotOf(
     excludeDates: definition.excludeDates,
     calendarId: definition.calendarId,
     maxRuns: definition.maxRuns,
+    pauseAfterConsecutiveFailures: definition.pauseAfterConsecutiveFailures,
     status,
   };
 }

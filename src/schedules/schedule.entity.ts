@@ -19,6 +19,10 @@ import { TenantEntity } from '../tenants/tenant.entity';
   OR (kind = 'interval' AND every_seconds > 0 AND anchor_at IS NOT NULL AND timezone IS NOT NULL AND run_at IS NULL AND cron IS NULL)`,
 )
 @Check('schedules_max_runs_check', `max_runs IS NULL OR max_runs > 0`)
+@Check(
+  'schedules_paused_reason_check',
+  `paused_reason IS NULL OR paused_reason IN ('paused_by_request', 'consecutive_failures')`,
+)
 @Check('schedules_status_check', `status IN ('active', 'paused', 'cancelled', 'completed')`)
 @Check('schedules_priority_check', `priority IN ('high', 'normal', 'low')`)
 export class ScheduleEntity {
@@ -130,6 +134,23 @@ export class ScheduleEntity {
   /** Runs the poller created to run (QUEUED); the schedule completes when it reaches max_runs. */
   @Column({ name: 'run_count', type: 'integer', default: 0 })
   runCount: number;
+
+  /** Auto-pause after this many consecutive FAILED/UNKNOWN runs (null: never). */
+  @Column({ name: 'pause_after_failures', type: 'integer', nullable: true })
+  pauseAfterFailures: number | null;
+
+  /**
+   * Only runs that finished after this count towards an auto-pause: set when the schedule is
+   * created and when it is resumed, so a resume starts the count again.
+   */
+  @Column({ name: 'failures_counted_from', type: 'timestamptz', default: () => 'now()' })
+  failuresCountedFrom: Date;
+
+  @Column({ name: 'paused_reason', type: 'text', nullable: true })
+  pausedReason: string | null;
+
+  @Column({ name: 'paused_note', type: 'text', nullable: true })
+  pausedNote: string | null;
 
   @Column({ name: 'next_due_at', type: 'timestamptz', nullable: true })
   nextDueAt: Date | null;

@@ -3,6 +3,7 @@ import type { RunPriority } from '../run-vocabulary';
 import type { DstPolicy } from '../recurrence';
 import type {
   MissedRunPolicy,
+  PauseReason,
   Schedule,
   ScheduleDefinition,
   ScheduleStatus,
@@ -27,6 +28,7 @@ export function definitionColumns(definition: ScheduleDefinition): Partial<Sched
     excludedDates: definition.excludedDates,
     calendarId: definition.calendarId,
     maxRuns: definition.maxRuns,
+    pauseAfterFailures: definition.pauseAfterConsecutiveFailures,
     dstNonexistent: timing.kind === 'cron' ? timing.dstPolicy.nonexistent : 'skip',
     dstRepeated: timing.kind === 'cron' ? timing.dstPolicy.repeated : 'first',
     startAt: definition.startAt,
@@ -58,7 +60,10 @@ export function toSchedule(row: ScheduleEntity): Schedule {
     calendarId: row.calendarId,
     excludedDates: row.excludedDates,
     maxRuns: row.maxRuns,
+    pauseAfterConsecutiveFailures: row.pauseAfterFailures,
     runCount: row.runCount,
+    pausedReason: row.pausedReason as PauseReason | null,
+    pausedNote: row.pausedNote,
     startAt: row.startAt,
     endAt: row.endAt,
     missedRunPolicy: row.missedRunPolicy as MissedRunPolicy,

@@ -61,7 +61,16 @@ export interface ScheduleDefinition {
   excludedDates: string[];
   /** The schedule completes once it has created this many runs (null: no limit). */
   maxRuns: number | null;
+  /** Paused by dueline after this many consecutive runs end FAILED or UNKNOWN (null: never). */
+  pauseAfterConsecutiveFailures: number | null;
 }
+
+/** Why a schedule is paused: a machine code beside the free-text note. */
+export const PAUSE_REASONS = {
+  paused_by_request: 'PATCH status paused',
+  consecutive_failures: 'pauseAfterConsecutiveFailures runs in a row ended FAILED or UNKNOWN',
+} as const;
+export type PauseReason = keyof typeof PAUSE_REASONS;
 
 export interface Schedule extends ScheduleDefinition {
   id: string;
@@ -71,6 +80,9 @@ export interface Schedule extends ScheduleDefinition {
   nextDueAt: Date | null;
   /** Runs the poller created to run (QUEUED) so far: what maxRuns counts. */
   runCount: number;
+  /** Set while paused: why, and (for an auto-pause) which runs. */
+  pausedReason: PauseReason | null;
+  pausedNote: string | null;
   createdAt: Date;
   updatedAt: Date;
 }

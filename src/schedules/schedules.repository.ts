@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { SqlRunner, type Row, type Tx } from '../database';
 import type { RunPriority } from '../run-vocabulary';
-import { Schedule, ScheduleDefinition, ScheduleStatus } from './schedule';
+import { PauseReason, Schedule, ScheduleDefinition, ScheduleStatus } from './schedule';
 import { definitionColumns, toSchedule } from './schedule.mapper';
 import { ScheduleEntity } from './schedule.entity';
 import type { SlotRelease } from './schedule-quota.repository';
 import {
   ADVANCE_SCHEDULES,
+  AUTO_PAUSE_STILL_DUE,
   CLAIM_IDEMPOTENCY_KEYS,
   DELETE_NEW_SCHEDULES,
   FORGET_IDEMPOTENCY_KEYS,
@@ -17,6 +18,7 @@ import {
   LOCK_SCHEDULES_FOR_RUNS,
   PRUNE_IDEMPOTENCY_KEYS,
   READ_IDEMPOTENCY_KEYS,
+  SCHEDULES_TO_AUTO_PAUSE,
   SELECT_SCHEDULES,
 } from './schedules.sql';
 
@@ -154,9 +156,17 @@ export class SchedulesRepository {
   async writeRevision(
     tx: Tx,
     current: Schedule,
-    next: { definition: ScheduleDefinition; status: ScheduleStatus; nextDueAt: Date | null },
+    next: {
+      definition: ScheduleDefinition;
+      status: ScheduleStatus;
+      nextDueAt: Date | null;
+      pausedReason?: PauseReason;
+      note?: string;
+    },
   ): Promise<number> {
     const revision = current.revision + 1;
+    const paused = next.status === 'paused';
+    const resumed = current.status === 'paused' && next.status === 'active';
     await this.sql
       .manager(tx)
       .getRepository(ScheduleEntity)
@@ -168,6 +178,15 @@ export class SchedulesRepository {
           nextDueAt: next.nextDueAt,
           revision,
           updatedAt: () => 'now()',
+          // A pause says why until the schedule is resumed; a resume starts the failure count
+          // again, so the runs that caused an auto-pause cannot cause another.
+          pausedReason: paused
+            ? (next.pausedReason ?? current.pausedReason ?? 'paused_by_request')
+            : null,
+          pausedNote: paused
+            ? (next.note ?? (current.status === 'paused' ? current.pausedNote : null))
+            : null,
+          ...(resumed ? { failuresCountedFrom: () => 'now()' } : {}),
         },
       );
     return revision;
@@ -263,6 +282,24 @@ export class SchedulesRepository {
     const raw = await this.sql.rows(LOCK_SCHEDULES_FOR_RUNS, [tenantId, [...new Set(ids)]], tx);
     const columns = this.columns(tx);
     return new Map(raw.map((row) => toSchedule(fromRaw(columns, row))).map((s) => [s.id, s]));
+  }
+
+  async toAutoPause(
+    since: Date,
+    limit: number,
+  ): Promise<Array<{ id: string; tenantId: string; revision: number }>> {
+    const rows = await this.sql.rows(SCHEDULES_TO_AUTO_PAUSE, [since, limit]);
+    return rows.map((row) => ({
+      id: row.id as string,
+      tenantId: row.tenant_id as string,
+      revision: row.revision as number,
+    }));
+  }
+
+  /** The runs of the streak if the locked schedule is still to auto-pause, else null. */
+  async autoPauseStreak(tx: Tx, id: string): Promise<string[] | null> {
+    const [row] = await this.sql.rows(AUTO_PAUSE_STILL_DUE, [id], tx);
+    return row ? (row.run_ids as string[]) : null;
   }
 
   /** Moves schedules on after dispatch; returns the slots of those that completed, by tenant. */

@@ -15,7 +15,13 @@ import { OccurrencesService, type NewOccurrence, type Run } from '../occurrences
 import { DstPolicy, nextOccurrences, Occurrence, toLocalIso } from '../recurrence';
 import { TargetsService } from '../targets';
 import type { Tenant } from '../tenants';
-import { LIVE_STATUSES, Schedule, ScheduleDefinition, ScheduleStatus } from './schedule';
+import {
+  LIVE_STATUSES,
+  PauseReason,
+  Schedule,
+  ScheduleDefinition,
+  ScheduleStatus,
+} from './schedule';
 import { CreateOutcome, CreateRequest, ScheduleCreator } from './schedule-creator';
 import {
   buildDefinition,
@@ -28,6 +34,7 @@ import {
   changeKind,
   changesBetween,
   snapshotOf,
+  SYSTEM_ACTOR,
   type Actor,
   type RevisionChange,
   type RevisionPage,
@@ -71,6 +78,7 @@ interface ScheduleChange {
   /** What the revision records as its kind when not inferred (an auto-pause), and why. */
   change?: RevisionChange;
   note?: string;
+  pausedReason?: PauseReason;
 }
 
 @Injectable()
@@ -338,6 +346,51 @@ export class SchedulesService {
     return this.schedules.lockForRuns(tx, tenantId, ids);
   }
 
+  /**
+   * Auto-pause: pauses the active schedules whose last pauseAfterConsecutiveFailures runs
+   * (finished since the count began) all ended FAILED or UNKNOWN, looking at those with a
+   * failure finished at or after `since`. Each pause is an ordinary edit by dueline (revision
+   * `auto_paused`, no API key, a note naming the runs) that re-checks the streak under the
+   * schedule's lock, so any number of replicas racing pause a schedule once. Resuming is a PATCH
+   * with If-Match, which starts the count again. Returns the schedules paused.
+   */
+  async autoPauseFailing(since: Date, limit = 100): Promise<Schedule[]> {
+    const paused: Schedule[] = [];
+    for (const candidate of await this.schedules.toAutoPause(since, limit)) {
+      const schedule = await this.autoPause(candidate.tenantId, candidate.id);
+      if (schedule) paused.push(schedule);
+    }
+    return paused;
+  }
+
+  private async autoPause(tenantId: string, id: string): Promise<Schedule | null> {
+    try {
+      const schedule = await this.edit(tenantId, id, null, SYSTEM_ACTOR, async (current, tx) => {
+        const streak = await this.schedules.autoPauseStreak(tx, id);
+        if (!streak) throw new NothingToDo();
+        return {
+          definition: current,
+          status: 'paused',
+          nextDueAt: null,
+          change: 'auto_paused',
+          pausedReason: 'consecutive_failures',
+          note:
+            `paused after ${streak.length} consecutive runs ended FAILED or UNKNOWN: ` +
+            streak.join(', '),
+        };
+      });
+      this.logger.warn(
+        { tenantId, scheduleId: id, revision: schedule.revision },
+        'schedule auto-paused after consecutive failures',
+      );
+      return schedule;
+    } catch (error) {
+      // Another replica paused it first, or a success or an edit came in between.
+      if (error instanceof NothingToDo) return null;
+      throw error;
+    }
+  }
+
   /** The poller's side of dispatch: lock the due schedules (edits are skipped), then advance. */
   lockForDispatch(tx: Tx, ids: readonly string[]): Promise<Map<string, Schedule>> {
     return this.schedules.lockForDispatch(tx, ids);
@@ -390,7 +443,7 @@ export class SchedulesService {
     id: string,
     expectedRevision: number | null,
     actor: Actor,
-    change: (current: Schedule) => Promise<ScheduleChange>,
+    change: (current: Schedule, tx: Tx) => Promise<ScheduleChange>,
     guard?: (tx: Tx) => Promise<void>,
   ): Promise<Schedule> {
     return this.transactions.run(async (tx) => {
@@ -400,7 +453,7 @@ export class SchedulesService {
       if (expectedRevision !== null && current.revision !== expectedRevision) {
         throw new StaleRevisionError(expectedRevision, current.revision);
       }
-      const next = await change(current);
+      const next = await change(current, tx);
       const revision = await this.schedules.writeRevision(tx, current, next);
       const before = snapshotOf(current, current.status);
       const after = snapshotOf(next.definition, next.status);
@@ -437,6 +490,9 @@ export class SchedulesService {
     });
   }
 }
+
+/** An auto-pause found nothing to do once it held the schedule: the edit is not written. */
+class NothingToDo extends Error {}
 
 function isLive(status: ScheduleStatus): boolean {
   return LIVE_STATUSES.includes(status);
@@ -498,6 +554,7 @@ function toInput(schedule: ScheduleDefinition): ScheduleInput {
     calendarId: schedule.calendarId,
     calendarDates: schedule.calendarId ? schedule.excludedDates : undefined,
     maxRuns: schedule.maxRuns,
+    pauseAfterConsecutiveFailures: schedule.pauseAfterConsecutiveFailures,
     startAt: schedule.startAt,
     endAt: schedule.endAt,
     missedRunPolicy: schedule.missedRunPolicy,

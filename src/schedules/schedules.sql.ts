@@ -31,7 +31,7 @@ const NEW_SCHEDULE_COLUMNS = `
   end_at, payload, missed_run_policy, max_catch_up, overlap_policy, retry_max_attempts,
   retry_initial_delay_ms, retry_max_delay_ms, retry_deadline_seconds, priority,
   start_deadline_seconds, every_seconds, anchor_at, labels, excluded_dates, calendar_id, max_runs,
-  next_due_at`;
+  pause_after_failures, next_due_at`;
 
 /**
  * Inserts new schedules of tenant $1 from a JSON array of rows ($2) in one statement. Every new
@@ -110,3 +110,42 @@ export const LOCK_SCHEDULE_FOR_TRIGGER = `
  */
 export const LOCK_SCHEDULES_FOR_RUNS = `
   SELECT * FROM schedules WHERE tenant_id = $1 AND id = ANY($2::uuid[]) FOR SHARE`;
+
+/**
+ * Schedules to auto-pause: active, with pause_after_failures set, that had a run end FAILED or
+ * UNKNOWN at or after $1 (over occurrences_failed_recent_idx), and whose last
+ * pause_after_failures finished runs since the count began (failures_counted_from), by
+ * instant, all ended FAILED or UNKNOWN. SUCCEEDED breaks a streak; CANCELLED and SKIPPED are
+ * not outcomes and do not count either way. A hint only: the pause itself is an edit under the
+ * schedule's lock that re-checks it (AUTO_PAUSE_STILL_DUE), so replicas racing pause it once.
+ */
+export const SCHEDULES_TO_AUTO_PAUSE = `
+  SELECT s.id, s.tenant_id, s.revision
+    FROM schedules s
+   WHERE s.id IN (SELECT DISTINCT o.schedule_id FROM occurrences o
+                   WHERE o.state IN ('FAILED', 'UNKNOWN') AND o.finished_at >= $1)
+     AND s.status = 'active' AND s.pause_after_failures IS NOT NULL
+     AND ${streak('s')}
+   LIMIT $2`;
+
+/** The same condition for one locked schedule; returns the run ids of the streak. */
+export const AUTO_PAUSE_STILL_DUE = `
+  SELECT array_agg(last.id ORDER BY last.scheduled_at) AS run_ids
+    FROM schedules s,
+         LATERAL (SELECT o.id, o.state, o.scheduled_at FROM occurrences o
+                   WHERE o.schedule_id = s.id AND o.finished_at > s.failures_counted_from
+                     AND o.state IN ('FAILED', 'UNKNOWN', 'SUCCEEDED')
+                   ORDER BY o.scheduled_at DESC, o.id DESC
+                   LIMIT s.pause_after_failures) last
+   WHERE s.id = $1 AND s.status = 'active' AND s.pause_after_failures IS NOT NULL
+  HAVING count(*) FILTER (WHERE last.state IN ('FAILED', 'UNKNOWN')) = min(s.pause_after_failures)`;
+
+function streak(s: string): string {
+  return `${s}.pause_after_failures = (
+    SELECT count(*) FILTER (WHERE last.state IN ('FAILED', 'UNKNOWN'))
+      FROM (SELECT o.state FROM occurrences o
+             WHERE o.schedule_id = ${s}.id AND o.finished_at > ${s}.failures_counted_from
+               AND o.state IN ('FAILED', 'UNKNOWN', 'SUCCEEDED')
+             ORDER BY o.scheduled_at DESC, o.id DESC
+             LIMIT ${s}.pause_after_failures) last)`;
+}

@@ -240,6 +240,23 @@ export class ScheduleFieldsDto extends RecurrenceExtrasDto {
   startDeadlineSeconds?: number | null;
 
   @ApiPropertyOptional({
+    nullable: true,
+    minimum: 1,
+    maximum: 100,
+    description:
+      'Pause the schedule after this many consecutive runs end FAILED or UNKNOWN (within a ' +
+      'relay round of the last one): status paused, pausedReason consecutive_failures, a note ' +
+      'naming the runs, a revision by dueline. Resume with an ordinary PATCH (If-Match), which ' +
+      'starts the count again. Unset or null: never.',
+  })
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  pauseAfterConsecutiveFailures?: number | null;
+
+  @ApiPropertyOptional({
     example: { team: 'billing' },
     description:
       `Up to ${SCHEDULE_LIMITS.maxLabels} key/value labels; filter with GET /schedules?label=key:value. ` +

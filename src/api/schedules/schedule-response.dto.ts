@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { Occurrence } from '../../recurrence';
 import { RUN_PRIORITIES } from '../../run-vocabulary';
-import type { Schedule } from '../../schedules';
+import { PAUSE_REASONS, type Schedule } from '../../schedules';
 import { DstPolicyDto, RetryPolicyDto } from './schedule-request.dto';
 import { everyText } from './schedule-request.mapper';
 
@@ -45,6 +45,11 @@ export class ScheduleDto {
   @ApiProperty({ nullable: true }) maxRuns: number | null;
   @ApiProperty({ description: 'runs created to run so far (what maxRuns counts)' })
   runCount: number;
+  @ApiProperty({ nullable: true }) pauseAfterConsecutiveFailures: number | null;
+  @ApiProperty({ enum: Object.keys(PAUSE_REASONS), nullable: true, description: 'while paused' })
+  pausedReason: string | null;
+  @ApiProperty({ nullable: true, description: 'while paused by dueline: why, naming the runs' })
+  pausedNote: string | null;
   @ApiProperty({ example: 1, description: 'bumped by every edit; send it back as If-Match' })
   revision: number;
   @ApiProperty({ enum: ['active', 'paused', 'cancelled', 'completed'] }) status: string;
@@ -80,6 +85,9 @@ export class ScheduleDto {
       calendarId: schedule.calendarId,
       maxRuns: schedule.maxRuns,
       runCount: schedule.runCount,
+      pauseAfterConsecutiveFailures: schedule.pauseAfterConsecutiveFailures,
+      pausedReason: schedule.pausedReason,
+      pausedNote: schedule.pausedNote,
       revision: schedule.revision,
       status: schedule.status,
       nextDueAt: schedule.nextDueAt?.toISOString() ?? null,
