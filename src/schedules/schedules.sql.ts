@@ -74,7 +74,7 @@ export const LOCK_SCHEDULES_FOR_DISPATCH = `
 export const ADVANCE_SCHEDULES = `
   WITH advanced AS (
     UPDATE schedules s SET next_due_at = x.next_due_at, status = x.status, updated_at = now(),
-                           run_count = s.run_count + x.runs
+                           run_count = s.run_count + coalesce(x.runs, 0)
       FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, revision int, next_due_at timestamptz, status text, runs int)
      WHERE s.id = x.id AND s.revision = x.revision AND s.status IN ('active', 'paused')
     RETURNING s.tenant_id, s.status)
