@@ -35,7 +35,7 @@ const loadedNatively = (name) =>
 
 const escape = (name) => name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
-module.exports = {
+const common = {
   testEnvironment: 'node',
   rootDir: '.',
   transform: {
@@ -48,9 +48,27 @@ module.exports = {
       .map(escape)
       .join('|')})/)`,
   ],
-  testMatch: ['<rootDir>/test/**/*.spec.ts'],
-  globalSetup: '<rootDir>/test/support/global-setup.ts',
-  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+};
+
+module.exports = {
   maxWorkers: 2,
   testTimeout: 60_000,
+  projects: [
+    {
+      ...common,
+      displayName: 'suite',
+      testMatch: ['<rootDir>/test/**/*.spec.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/failover/'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
+    {
+      // The loss of the database primary on a real pg_auto_failover formation (its own
+      // servers, no shared test database); see test/failover/failover.spec.ts.
+      ...common,
+      displayName: 'failover',
+      testMatch: ['<rootDir>/test/failover/**/*.spec.ts'],
+      globalSetup: '<rootDir>/test/failover/global-setup.ts',
+    },
+  ],
 };

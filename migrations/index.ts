@@ -6,6 +6,10 @@ import { DispatchBudget1796050000000 } from './1796050000000-DispatchBudget';
 import { RunReasons1796060000000 } from './1796060000000-RunReasons';
 import { ScheduleQuota1796070000000 } from './1796070000000-ScheduleQuota';
 import { Admission1796080000000 } from './1796080000000-Admission';
+import { FairShare1796090000000 } from './1796090000000-FairShare';
+import { LoadProfile1796091000000 } from './1796091000000-LoadProfile';
+import { FlexibleWindows1796092000000 } from './1796092000000-FlexibleWindows';
+import { WaitingDeadlineIndex1796093000000 } from './1796093000000-WaitingDeadlineIndex';
 import { RicherSchedules1796300000000 } from './1796300000000-RicherSchedules';
 import { ScheduleRevisions1796300000001 } from './1796300000001-ScheduleRevisions';
 import { RunSearchAndBulk1796300000002 } from './1796300000002-RunSearchAndBulk';
@@ -22,6 +26,10 @@ export const MIGRATIONS = [
   RunReasons1796060000000,
   ScheduleQuota1796070000000,
   Admission1796080000000,
+  FairShare1796090000000,
+  LoadProfile1796091000000,
+  FlexibleWindows1796092000000,
+  WaitingDeadlineIndex1796093000000,
   RicherSchedules1796300000000,
   ScheduleRevisions1796300000001,
   RunSearchAndBulk1796300000002,

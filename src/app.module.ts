@@ -33,7 +33,10 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         LoggerModule.forRoot(loggingParams(config.logLevel)),
-        DatabaseModule.forRoot(config.databaseUrl, config.database.poolSize, SCHEMA),
+        DatabaseModule.forRoot(config.databaseUrl, config.database.poolSize, SCHEMA, {
+          connectTimeoutMs: config.database.connectTimeoutMs,
+          primaryCheckIntervalMs: config.database.primaryCheckIntervalMs,
+        }),
         QueueModule,
         ObservabilityModule,
         HealthModule,

@@ -85,6 +85,7 @@ function printBanner(config: AppConfig, url: string, embedded: boolean, applied:
     applied.length ? `migrations applied: ${applied.join(', ')}` : 'migrations: up to date',
   ];
   if (config.roles.has('api')) {
+    lines.push(`console: ${url}/console  (sign in with a tenant API key)`);
     lines.push(`Swagger UI: ${url}/docs  (OpenAPI: ${url}/docs-json)`);
     lines.push(
       embedded

@@ -7,6 +7,11 @@ import { BulkOperationEntity, BulkOperationItemEntity } from './bulk-operations'
 import { CalendarEntity } from './calendars';
 import { runMigrations, type ForeignSchema, type MigrationResult } from './database';
 import { DueIndexEntity, PollerPresenceEntity, ShardLeaseEntity } from './due-index';
+import {
+  ScheduleLoadEntity,
+  TenantLoadInstantEntity,
+  TenantLoadProfileEntity,
+} from './load-profile';
 import { OccurrenceEntity } from './occurrences';
 import { PGBOSS_SCHEMA } from './queue';
 import {
@@ -39,6 +44,9 @@ export const SCHEMA = {
     OccurrenceEntity,
     AttemptEntity,
     DispatchBudgetEntity,
+    TenantLoadProfileEntity,
+    TenantLoadInstantEntity,
+    ScheduleLoadEntity,
     BulkOperationEntity,
     BulkOperationItemEntity,
     BackfillEntity,

@@ -93,11 +93,12 @@ async function prepare(url: string): Promise<{ tenantId: string; scheduleId: str
 
 const DISPATCH = `
   WITH o AS (
-    INSERT INTO occurrences (tenant_id, schedule_id, revision, scheduled_at, scheduled_local,
-                             state, max_attempts, retry_deadline)
-    SELECT $1, $2, 1, timestamptz '2020-01-01' + make_interval(secs => ($3::bigint + g) / 1000.0),
-           'local', 'QUEUED', 3, now() + interval '1 hour'
-      FROM generate_series(1, $4) g
+    INSERT INTO occurrences (tenant_id, schedule_id, revision, scheduled_at, fires_at,
+                             scheduled_local, state, max_attempts, retry_deadline)
+    SELECT $1, $2, 1, i.at, i.at, 'local', 'QUEUED', 3, now() + interval '1 hour'
+      FROM generate_series(1, $4) g,
+           LATERAL (SELECT timestamptz '2020-01-01'
+                           + make_interval(secs => ($3::bigint + g) / 1000.0) AS at) i
     RETURNING id, tenant_id)
   INSERT INTO ${PGBOSS_SCHEMA}.job (name, data, retry_limit, retry_delay)
   SELECT $5, jsonb_build_object('runId', o.id, 'tenantId', o.tenant_id), 2, 1 FROM o`;

@@ -1,13 +1,22 @@
 import { Injectable } from '@nestjs/common';
 import { SqlRunner, type Row, type Tx } from '../database';
 import { CONCURRENT_POLICIES, type OverlapPolicy } from '../overlap';
-import type { RunReason, RunState, WaitReason } from '../run-vocabulary';
+import {
+  priorityOfRank,
+  type AdmissionWait,
+  type RunPriority,
+  type RunReason,
+  type RunState,
+  type WaitReason,
+} from '../run-vocabulary';
+import type { RunToPublish } from '../queue';
 import type { Claim, ClaimRequest } from './claim';
 import type { TenantBudget } from './admission-plan';
 import type { ClaimDiagnosis } from './claim-refusal';
 import {
   ADMIT_WAITING,
   CLAIM_RUNS,
+  FLEET_BACKLOG,
   DIAGNOSE_CLAIM,
   END_WAITING_RUN,
   LOCK_SCHEDULES_OF_CLAIMS,
@@ -15,17 +24,28 @@ import {
   LOCK_TENANT_PERMITS,
   LOCK_TENANTS_PERMITS,
   PARK_RUN,
+  SKIP_PAST_START_DEADLINE,
   SPEND_TOKENS,
+  TENANT_ADMISSION,
   TENANT_BUDGETS,
   TENANTS_WAITING,
+  WAITING_DEMANDS,
   WAITING_SUMMARY,
 } from './admission.sql';
+import type { SlotDemand } from './fleet-share';
 
 /** ClaimDiagnosis with what acting on the refusal needs. */
 /** What the waiting list looks like, for the metrics: runs by reason and the oldest's age. */
 export interface WaitingSummary {
-  runs: Partial<Record<WaitReason, number>>;
+  runs: Partial<Record<AdmissionWait, number>>;
   oldestSeconds: number;
+}
+
+/** One tenant's place in admission: permits held, runs waiting by reason, oldest wait. */
+export interface TenantAdmission {
+  holding: number;
+  waiting: Partial<Record<AdmissionWait, number>>;
+  oldestWaitingSeconds: number;
 }
 
 export interface ClaimDiagnosisRecord extends ClaimDiagnosis {
@@ -34,6 +54,7 @@ export interface ClaimDiagnosisRecord extends ClaimDiagnosis {
   reasonDetail: string | null;
   dueAt: Date;
   overlapPolicy: OverlapPolicy;
+  priority: RunPriority;
   dbNow: Date;
 }
 
@@ -94,13 +115,43 @@ export class AdmissionRepository {
       permits: number;
       tokens: number;
       waiting: boolean;
+      weight: number;
+      holding: number;
     }>(TENANT_BUDGETS, [[...new Set(tenantIds)]], tx);
     return new Map(
       rows.map((r) => [
         r.tenant_id,
-        { permits: Number(r.permits), tokens: Number(r.tokens), waiting: r.waiting },
+        {
+          permits: Number(r.permits),
+          tokens: Number(r.tokens),
+          waiting: r.waiting,
+          weight: r.weight,
+          holding: r.holding,
+        },
       ]),
     );
+  }
+
+  /** Admitted normal/low runs waiting in the queue for a worker (see FLEET_BACKLOG). */
+  async fleetBacklog(tx?: Tx): Promise<number> {
+    const [row] = await this.sql.rows<{ backlog: number }>(FLEET_BACKLOG, [], tx);
+    return row?.backlog ?? 0;
+  }
+
+  /** What each waiting tenant could take of the fleet this round (see WAITING_DEMANDS). */
+  async waitingDemands(tenantIds: readonly string[], limit: number): Promise<SlotDemand[]> {
+    const rows = await this.sql.rows<{
+      tenant_id: string;
+      weight: number;
+      holding: number;
+      wants: number;
+    }>(WAITING_DEMANDS, [tenantIds, limit]);
+    return rows.map((r) => ({
+      tenantId: r.tenant_id,
+      weight: r.weight,
+      holding: r.holding,
+      wants: r.wants,
+    }));
   }
 
   /** One token per admitted run (see SPEND_TOKENS). */
@@ -109,8 +160,9 @@ export class AdmissionRepository {
     await this.sql.rows(SPEND_TOKENS, [tenantIds], tx);
   }
 
-  async tenantsWaiting(limit: number): Promise<string[]> {
-    const rows = await this.sql.rows<{ tenant_id: string }>(TENANTS_WAITING, [limit]);
+  /** Up to `limit` tenants with runs waiting for admission, after tenant `after` (see TENANTS_WAITING). */
+  async tenantsWaiting(limit: number, after: string | null = null): Promise<string[]> {
+    const rows = await this.sql.rows<{ tenant_id: string }>(TENANTS_WAITING, [limit, after]);
     return rows.map((r) => r.tenant_id);
   }
 
@@ -119,25 +171,49 @@ export class AdmissionRepository {
     tx: Tx,
     tenantId: string,
     limit: number,
-  ): Promise<{ admitted: ClaimRequest[]; skipped: number }> {
-    const rows = await this.sql.rows<{ id: string; tenant_id: string; admitted: boolean }>(
+    notHighLimit: number,
+  ): Promise<RunToPublish[]> {
+    const rows = await this.sql.rows<{ id: string; tenant_id: string; priority: number }>(
       ADMIT_WAITING,
-      [tenantId, limit],
+      [tenantId, limit, notHighLimit],
       tx,
     );
-    return {
-      admitted: rows.filter((r) => r.admitted).map((r) => ({ runId: r.id, tenantId: r.tenant_id })),
-      skipped: rows.filter((r) => !r.admitted).length,
-    };
+    return rows.map((r) => ({
+      runId: r.id,
+      tenantId: r.tenant_id,
+      priority: priorityOfRank(r.priority),
+    }));
+  }
+
+  /** Waiting runs past their start deadline end SKIPPED (see SKIP_PAST_START_DEADLINE). */
+  async skipPastStartDeadline(limit: number): Promise<number> {
+    return (await this.sql.rows(SKIP_PAST_START_DEADLINE, [limit])).length;
   }
 
   async waitingSummary(): Promise<WaitingSummary> {
-    const rows = await this.sql.rows<{ reason: WaitReason; runs: number; oldest_seconds: number }>(
-      WAITING_SUMMARY,
-    );
+    const rows = await this.sql.rows<{
+      reason: AdmissionWait;
+      runs: number;
+      oldest_seconds: number;
+    }>(WAITING_SUMMARY);
     return {
       runs: Object.fromEntries(rows.map((r) => [r.reason, r.runs])),
       oldestSeconds: Math.max(0, ...rows.map((r) => r.oldest_seconds)),
+    };
+  }
+
+  /** One tenant's permits held and waiting runs (see TENANT_ADMISSION). */
+  async tenantAdmission(tenantId: string): Promise<TenantAdmission> {
+    const rows = await this.sql.rows<{
+      reason: AdmissionWait | null;
+      runs: number;
+      oldest_seconds: number;
+    }>(TENANT_ADMISSION, [tenantId]);
+    const waiting = rows.filter((r) => r.reason !== null);
+    return {
+      holding: rows.find((r) => r.reason === null)?.runs ?? 0,
+      waiting: Object.fromEntries(waiting.map((r) => [r.reason, r.runs])),
+      oldestWaitingSeconds: Math.max(0, ...waiting.map((r) => r.oldest_seconds)),
     };
   }
 
@@ -160,6 +236,7 @@ export class AdmissionRepository {
       tenantAtCapacity: row.tenant_at_capacity as boolean,
       overlapping: row.overlapping as boolean,
       overlapPolicy: row.overlap_policy as OverlapPolicy,
+      priority: priorityOfRank(row.priority as number),
       rateWaitMs: Math.ceil(row.rate_wait_ms as number),
       dbNow: row.db_now as Date,
     };
@@ -194,6 +271,7 @@ function toClaim(row: Row): Claim {
     scheduledAt: row.scheduled_at as Date,
     targetId: row.target_id as string,
     payload: (row.payload ?? {}) as Record<string, unknown>,
+    priority: priorityOfRank(row.priority as number),
     idempotencyKey: row.idempotency_key as string,
   };
 }

@@ -3,12 +3,20 @@ import { APP_CONFIG, type AppConfig } from '../config';
 import type { Tx } from '../database';
 import { Lifecycle } from '../observability';
 import { claimBlockedByOverlap, OverlapService } from '../overlap';
-import { RunJobsRepository } from '../queue';
+import { RunJobsRepository, type RunToPublish } from '../queue';
 import type { RunReason } from '../run-vocabulary';
-import { decideAdmission, type AdmissionCandidate } from './admission-plan';
-import { AdmissionRepository, type ClaimDiagnosisRecord } from './admission.repository';
+import { decideAdmission, type AdmissionCandidate, type FleetRoom } from './admission-plan';
+import { shareFleet } from './fleet-share';
+import {
+  AdmissionRepository,
+  type ClaimDiagnosisRecord,
+  type TenantAdmission,
+} from './admission.repository';
 import type { Claim, ClaimOptions, ClaimRefusal, ClaimRequest, ClaimResult } from './claim';
 import { claimRefusal } from './claim-refusal';
+
+/** How often the admitter reports the waiting lists (their counts are a scan of them). */
+const WAITING_SUMMARY_INTERVAL_MS = 1000;
 
 /** A run about to be created, as admission marks it. */
 export interface NewRunToAdmit extends AdmissionCandidate {
@@ -26,6 +34,9 @@ export interface NewRunToAdmit extends AdmissionCandidate {
 export class AdmissionService {
   /** Source of the jitter on a throttled run's requeue. */
   private readonly random: () => number = Math.random;
+  /** The last tenant the admitter's previous round reached, when it could not take them all. */
+  private turn: string | null = null;
+  private summarisedAt = -Infinity;
 
   constructor(
     private readonly admission: AdmissionRepository,
@@ -105,14 +116,18 @@ export class AdmissionService {
    * Admission of runs about to be created in `tx` (the poller's batch, a manual trigger), decided
    * before their insert so each row is written once: under their tenants' permit locks (held to
    * the commit), each run is marked `admitted`, or gets the reason it waits for its tenant's
-   * budget. The caller inserts them as marked, then calls `admitted()` with those it created
-   * admitted.
+   * budget or for room in the fleet. The caller inserts them as marked, then calls `admitted()`
+   * with those it created admitted.
    */
   async decideNew(tx: Tx, runs: readonly NewRunToAdmit[]): Promise<void> {
     if (runs.length === 0) return;
     const tenantIds = runs.map((run) => run.tenantId);
     await this.admission.lockTenantsPermits(tx, tenantIds);
-    const decisions = decideAdmission(runs, await this.admission.budgets(tx, tenantIds));
+    const budgets = await this.admission.budgets(tx, tenantIds);
+    const fleet = runs.some((run) => run.priority !== 'high')
+      ? await this.fleetRoom(tx)
+      : { free: null };
+    const decisions = decideAdmission(runs, budgets, fleet);
     runs.forEach((run, i) => {
       const decision = decisions[i];
       if (decision.admitted) run.admitted = true;
@@ -121,7 +136,7 @@ export class AdmissionService {
   }
 
   /** Runs created admitted in `tx`: their tokens are spent and their jobs published. */
-  async admitted(tx: Tx, runs: readonly ClaimRequest[]): Promise<void> {
+  async admitted(tx: Tx, runs: readonly RunToPublish[]): Promise<void> {
     if (runs.length === 0) return;
     await this.admission.spendTokens(
       tx,
@@ -131,30 +146,65 @@ export class AdmissionService {
   }
 
   /**
-   * The admitter's round: for each tenant with runs waiting for its budget (at most
-   * `tenantsPerRound`), one transaction under its permit lock admits what it can afford now, in
-   * its admission order, and publishes their jobs; waiting runs past their start deadline are
-   * SKIPPED. Returns how many runs were admitted.
+   * The admitter's round: the tenants with runs waiting for admission (at most
+   * `tenantsPerRound`, taking turns when there are more), the fleet's room shared among them by
+   * weight (shareFleet), then for each one transaction under its permit lock that admits what it
+   * can afford now and its share allows, in its admission order, and publishes their jobs;
+   * waiting runs past their start deadline are SKIPPED. Returns how many runs were admitted.
    */
   async admitWaiting(): Promise<number> {
     const { admission } = this.config;
-    const tenants = await this.admission.tenantsWaiting(admission.tenantsPerRound);
+    const tenants = await this.admission.tenantsWaiting(admission.tenantsPerRound, this.turn);
+    this.turn = tenants.length < admission.tenantsPerRound ? null : (tenants.at(-1) ?? null);
+    const skipped = await this.admission.skipPastStartDeadline(admission.batchSize);
+    if (skipped > 0) this.lifecycle.emit({ kind: 'runs.deadline_skipped', count: skipped });
+    const shares = await this.fleetShares(tenants);
     let admitted = 0;
     for (const tenantId of tenants) {
-      const round = await this.admission.transaction(async (tx) => {
+      admitted += await this.admission.transaction(async (tx) => {
         await this.admission.lockTenantsPermits(tx, [tenantId]);
-        const result = await this.admission.admitWaiting(tx, tenantId, admission.batchSize);
-        await this.jobs.publish(tx, result.admitted);
-        return result;
+        const runs = await this.admission.admitWaiting(
+          tx,
+          tenantId,
+          admission.batchSize,
+          shares?.get(tenantId) ?? admission.batchSize,
+        );
+        await this.jobs.publish(tx, runs);
+        return runs.length;
       });
-      admitted += round.admitted.length;
-      if (round.skipped > 0) {
-        this.lifecycle.emit({ kind: 'runs.deadline_skipped', count: round.skipped });
-      }
     }
-    const waiting = await this.admission.waitingSummary();
-    this.lifecycle.emit({ kind: 'admission.waiting', ...waiting, admitted });
+    if (admitted > 0) this.lifecycle.emit({ kind: 'runs.admitted', count: admitted });
+    // The waiting lists' summary (a metric) counts every waiting run: once a second is enough.
+    const now = performance.now();
+    if (now - this.summarisedAt >= WAITING_SUMMARY_INTERVAL_MS) {
+      this.summarisedAt = now;
+      this.lifecycle.emit({
+        kind: 'admission.waiting',
+        ...(await this.admission.waitingSummary()),
+      });
+    }
     return admitted;
+  }
+
+  /** The fleet's room for normal/low runs now (see FLEET_BACKLOG). */
+  private async fleetRoom(tx?: Tx): Promise<FleetRoom> {
+    const backlog = await this.admission.fleetBacklog(tx);
+    return { free: Math.max(0, this.config.admission.fleetBacklog - backlog) };
+  }
+
+  /** Each waiting tenant's share of the fleet's room, or null when it fits them all. */
+  private async fleetShares(tenants: readonly string[]): Promise<Map<string, number> | null> {
+    if (tenants.length === 0) return null;
+    const { free } = await this.fleetRoom();
+    const demands = await this.admission.waitingDemands(tenants, this.config.admission.batchSize);
+    const wanted = demands.reduce((sum, d) => sum + d.wants, 0);
+    if (free === null || wanted <= free) return null;
+    return shareFleet(demands, free);
+  }
+
+  /** Where tenant `tenantId` stands in admission now (its usage report). */
+  tenantAdmission(tenantId: string): Promise<TenantAdmission> {
+    return this.admission.tenantAdmission(tenantId);
   }
 
   /**
@@ -182,7 +232,11 @@ export class AdmissionService {
     const requeue = async (inMs: number): Promise<ClaimResult> => {
       if (!options.requeue || !d) return refused();
       const delay = Math.max(1, Math.ceil(inMs));
-      await this.jobs.publish(tx, [run], new Date(d.dbNow.getTime() + delay));
+      await this.jobs.publish(
+        tx,
+        [{ ...run, priority: d.priority }],
+        new Date(d.dbNow.getTime() + delay),
+      );
       return refused(delay);
     };
     const end = async (state: 'CANCELLED' | 'FAILED' | 'SKIPPED', why: RunReason) => {
@@ -253,6 +307,7 @@ export class AdmissionService {
         attempt: claim.attempt,
         fencingToken: claim.fencingToken,
       },
+      priority: claim.priority,
     });
   }
 }

@@ -12,6 +12,11 @@
  * by every replica: tokens refill continuously at dispatch_rate_per_second, capped at one
  * second's worth; a tenant without a bucket yet has a full one. A token is spent when a run is
  * admitted.
+ *
+ * The fleet: admitted `normal`/`low` runs whose job waits for a worker are its backlog. At
+ * ADMISSION_FLEET_BACKLOG the fleet is saturated and further runs wait (`throttled_fleet`) for
+ * the admitter to share the room that frees up among the waiting tenants by weight. `high`
+ * runs are not held back by it: the workers keep a share of their slots for them.
  */
 
 /** The permits tenant `tenant` (a SQL expression) holds: running and admitted runs. */
@@ -20,9 +25,12 @@ const heldPermits = (tenant: string) => `
     WHERE r.tenant_id = ${tenant}
       AND (r.state = 'RUNNING' OR (r.state = 'QUEUED' AND r.admitted_at IS NOT NULL)))`;
 
-/** A run waiting for its tenant's budget (the waiting list, occurrences_waiting_admission_idx). */
+/**
+ * A run waiting for admission: for its tenant's budget or for room in the fleet (the waiting
+ * list, occurrences_waiting_admission_idx).
+ */
 const WAITING_FOR_BUDGET = (o: string) => `${o}.state = 'QUEUED' AND ${o}.admitted_at IS NULL
-        AND ${o}.reason IN ('throttled_concurrency', 'throttled_rate')`;
+        AND ${o}.reason IN ('throttled_concurrency', 'throttled_rate', 'throttled_fleet')`;
 
 /**
  * Spends, per tenant, as many tokens as `spenders` (a CTE with a tenant_id column) has rows of
@@ -100,15 +108,44 @@ const tokensNow = (tenant: string) => `
 
 /**
  * The budgets of tenants about to admit runs (after LOCK_TENANTS_PERMITS for them): free permits,
- * whole tokens, and whether runs already wait (then new ones queue behind them). $1 tenant ids.
+ * whole tokens, whether runs already wait (then new ones queue behind them), and for the fleet's
+ * fair share the weight and the permits held. $1 tenant ids.
  */
 export const TENANT_BUDGETS = `
-  SELECT t.id AS tenant_id,
-         t.max_concurrent_runs - ${heldPermits('t.id')} AS permits,
+  SELECT t.id AS tenant_id, t.weight, held.n AS holding,
+         t.max_concurrent_runs - held.n AS permits,
          floor(${tokensNow('t.id')})::int AS tokens,
          EXISTS (SELECT 1 FROM occurrences w
                   WHERE w.tenant_id = t.id AND ${WAITING_FOR_BUDGET('w')}) AS waiting
     FROM tenants t
+   CROSS JOIN LATERAL (SELECT ${heldPermits('t.id')}::int AS n) held
+   WHERE t.id = ANY($1::uuid[])`;
+
+/**
+ * The fleet's backlog: admitted `normal` and `low` runs whose job waits for a worker (all
+ * tenants). Bounded by ADMISSION_FLEET_BACKLOG (plus what admissions deciding at the same
+ * moment add), so the count stays cheap. Read without a lock: the bound is a measure of
+ * saturation, not an invariant; a tenant's own limits are.
+ */
+export const FLEET_BACKLOG = `
+  SELECT count(*)::int AS backlog FROM occurrences o
+   WHERE o.state = 'QUEUED' AND o.admitted_at IS NOT NULL AND o.priority > 0`;
+
+/**
+ * What the waiting tenants ($1) could take this round, for the admitter's fair share: weight,
+ * permits held, and how many waiting `normal`/`low` runs they could afford now (at most $2),
+ * read without their locks (each tenant's own transaction then decides under its lock).
+ */
+export const WAITING_DEMANDS = `
+  SELECT t.id AS tenant_id, t.weight, held.n AS holding,
+         greatest(0, least(t.max_concurrent_runs - held.n, floor(${tokensNow('t.id')}),
+                           (SELECT count(*) FROM (SELECT 1 FROM occurrences w
+                                                   WHERE w.tenant_id = t.id
+                                                     AND ${WAITING_FOR_BUDGET('w')}
+                                                     AND w.priority > 0
+                                                   LIMIT $2) n)))::int AS wants
+    FROM tenants t
+   CROSS JOIN LATERAL (SELECT ${heldPermits('t.id')}::int AS n) held
    WHERE t.id = ANY($1::uuid[])`;
 
 /**
@@ -120,13 +157,15 @@ export const SPEND_TOKENS = `
   ${spendTokens('admitted_runs')}`;
 
 /**
- * The tenants with runs waiting for their budget, by a loose scan of the waiting list's index
- * (one probe per such tenant, however long each one's list is), at most $1.
+ * The tenants with runs waiting for admission, by a loose scan of the waiting list's index
+ * (one probe per such tenant, however long each one's list is), at most $1, starting after
+ * tenant $2 (the last one of the previous round; null: from the first), so with more waiting
+ * tenants than a round takes every tenant still gets its turn.
  */
 export const TENANTS_WAITING = `
   WITH RECURSIVE waiting(tenant_id) AS (
     (SELECT w.tenant_id FROM occurrences w
-      WHERE ${WAITING_FOR_BUDGET('w')}
+      WHERE ${WAITING_FOR_BUDGET('w')} AND ($2::uuid IS NULL OR w.tenant_id > $2::uuid)
       ORDER BY w.tenant_id LIMIT 1)
     UNION ALL
     SELECT (SELECT w.tenant_id FROM occurrences w
@@ -137,24 +176,41 @@ export const TENANTS_WAITING = `
   SELECT tenant_id FROM waiting WHERE tenant_id IS NOT NULL LIMIT $1`;
 
 /**
+ * Waiting runs past their start deadline, of any tenant, are SKIPPED (deadline_exceeded): they
+ * could never start now (neither the admitter nor a claim takes them). Found through the
+ * deadline index (occurrences_waiting_deadline_idx), so the cost is the late runs', never a scan
+ * of the waiting lists; at most $1 per call, SKIP LOCKED (a run a cancel holds is left for
+ * later). Returns the runs skipped.
+ */
+export const SKIP_PAST_START_DEADLINE = `
+  UPDATE occurrences o
+     SET state = 'SKIPPED', reason = 'deadline_exceeded', reason_detail = NULL,
+         finished_at = now(), updated_at = now()
+   WHERE o.id IN (SELECT w.id FROM occurrences w
+                   WHERE w.start_deadline < now() AND ${WAITING_FOR_BUDGET('w')}
+                   LIMIT $1
+                     FOR UPDATE SKIP LOCKED)
+  RETURNING o.id`;
+
+/**
  * The admitter, per tenant (after LOCK_TENANTS_PERMITS for it): the first waiting runs in
- * admission order, as many as the tenant has free permits and tokens (and at most $2), are
- * admitted and spend their tokens; the caller publishes their jobs in the same transaction.
- * A waiting run already past its start deadline is not admitted but SKIPPED (deadline_exceeded)
- * in the same statement. SKIP LOCKED: a run a cancel holds is left for the next round.
- * $1 tenant, $2 at most this many. Returns the admitted runs, and the skipped ones as not admitted.
+ * admission order, as many as the tenant has free permits and tokens (and at most $2), but of
+ * `normal` and `low` runs at most $3 (its share of the fleet's room; `high` runs come first in
+ * that order and need none), are admitted and spend their tokens; the caller publishes their
+ * jobs in the same transaction. A run past its start deadline is never admitted (see
+ * SKIP_PAST_START_DEADLINE). SKIP LOCKED: a run a cancel holds is left for the next round.
+ * $1 tenant, $2 at most this many, $3 at most this many not `high`. Returns the admitted runs.
+ * Each round reads only what it admits (the index range in admission order), however long the
+ * tenant's waiting list is.
  */
 export const ADMIT_WAITING = `
   WITH budget AS (
     SELECT greatest(0, least(t.max_concurrent_runs - ${heldPermits('t.id')},
-                             floor(${tokensNow('t.id')}), $2))::int AS n
+                             floor(${tokensNow('t.id')}), $2,
+                             $3 + (SELECT count(*) FROM occurrences h
+                                    WHERE h.tenant_id = $1 AND ${WAITING_FOR_BUDGET('h')}
+                                      AND h.priority = 0)))::int AS n
       FROM tenants t WHERE t.id = $1
-  ), late AS (
-    UPDATE occurrences o
-       SET state = 'SKIPPED', reason = 'deadline_exceeded', reason_detail = NULL,
-           finished_at = now(), updated_at = now()
-     WHERE o.tenant_id = $1 AND ${WAITING_FOR_BUDGET('o')} AND o.start_deadline < now()
-    RETURNING o.id
   ), picked AS (
     SELECT o.id
       FROM occurrences o
@@ -168,14 +224,25 @@ export const ADMIT_WAITING = `
        SET admitted_at = now(), reason = NULL, updated_at = now()
       FROM picked p
      WHERE o.id = p.id
-    RETURNING o.id, o.tenant_id
+    RETURNING o.id, o.tenant_id, o.priority
   ), spent AS (${spendTokens('admitted')}
   )
-  SELECT id, tenant_id, true AS admitted FROM admitted
-  UNION ALL
-  SELECT id, $1::uuid, false FROM late`;
+  SELECT id, tenant_id, priority FROM admitted`;
 
-/** How many runs wait for their tenants' budgets, by reason, and the oldest one's age. */
+/**
+ * One tenant's admission, for its usage report: runs holding permits, and those waiting by
+ * reason with the oldest one's age (the tenant's range of the waiting list's index). $1 tenant.
+ */
+export const TENANT_ADMISSION = `
+  SELECT NULL::text AS reason, ${heldPermits('$1::uuid')}::int AS runs, 0::float8 AS oldest_seconds
+  UNION ALL
+  SELECT w.reason, count(*)::int,
+         coalesce(extract(epoch FROM now() - min(w.scheduled_at)), 0)::float8
+    FROM occurrences w
+   WHERE w.tenant_id = $1 AND ${WAITING_FOR_BUDGET('w')}
+   GROUP BY w.reason`;
+
+/** How many runs wait for admission, by reason, and the oldest one's age. */
 export const WAITING_SUMMARY = `
   SELECT w.reason, count(*)::int AS runs,
          coalesce(extract(epoch FROM now() - min(w.scheduled_at)), 0)::float8 AS oldest_seconds
@@ -184,12 +251,13 @@ export const WAITING_SUMMARY = `
    GROUP BY w.reason`;
 
 /**
- * Run `o` (of schedule `s`) may start an attempt now by the database clock: due (never early),
+ * Run `o` (of schedule `s`) may start an attempt now by the database clock: due (never early:
+ * not before its planned fire instant, which is never before its nominal one),
  * waiting (QUEUED, or RETRY_WAIT whose retry time has come), not cancelled (run or schedule),
  * within its attempts and retry deadline, and (for its first attempt) within its start deadline.
  */
 const RUN_CLAIMABLE = `(o.state = 'QUEUED' OR (o.state = 'RETRY_WAIT' AND o.next_attempt_at <= now()))
-       AND now() >= o.scheduled_at
+       AND now() >= o.fires_at
        AND s.status <> 'cancelled'
        AND o.cancel_requested_at IS NULL
        AND o.attempt_count < o.max_attempts
@@ -272,7 +340,7 @@ export const CLAIM_RUNS = `
       FROM chosen c, schedules s
      WHERE o.id = c.id AND o.xmin = c.version AND s.id = o.schedule_id
     RETURNING o.id, o.tenant_id, o.schedule_id, o.fencing_token, o.attempt_count, o.lease_until,
-              o.scheduled_at, s.target_id, s.payload, c.admitted,
+              o.scheduled_at, s.target_id, s.payload, o.priority, c.admitted,
               coalesce(o.idempotency_key, o.id) AS idempotency_key
   ), attempts AS (
     INSERT INTO attempts (run_id, attempt_no, tenant_id, worker_id, fencing_token)
@@ -288,11 +356,11 @@ export const CLAIM_RUNS = `
  * to an admitted run. $3 concurrent overlap policies.
  */
 export const DIAGNOSE_CLAIM = `
-  SELECT o.state, o.reason, o.reason_detail, o.schedule_id,
+  SELECT o.state, o.reason, o.reason_detail, o.schedule_id, o.priority,
          (o.state = 'QUEUED' AND o.admitted_at IS NOT NULL) AS admitted,
-         (now() < o.scheduled_at
+         (now() < o.fires_at
            OR (o.state = 'RETRY_WAIT' AND o.next_attempt_at > now())) AS not_due,
-         greatest(o.scheduled_at, coalesce(o.next_attempt_at, o.scheduled_at)) AS due_at,
+         greatest(o.fires_at, coalesce(o.next_attempt_at, o.fires_at)) AS due_at,
          s.status = 'cancelled' AS schedule_cancelled,
          o.cancel_requested_at IS NOT NULL AS cancel_requested,
          o.attempt_count >= o.max_attempts AS attempts_exhausted,

@@ -1,4 +1,4 @@
-import type { RunReason, RunState } from '../run-vocabulary';
+import type { RunPriority, RunReason, RunState } from '../run-vocabulary';
 
 /** What a worker holds after a claim: the run under a fence, with what the target needs. */
 export interface Claim {
@@ -12,6 +12,7 @@ export interface Claim {
   scheduledAt: Date;
   targetId: string;
   payload: Record<string, unknown>;
+  priority: RunPriority;
   /** What the attempt sends as Idempotency-Key: the run id, or a replay's original's. */
   idempotencyKey: string;
 }

@@ -9,6 +9,7 @@ import { OccurrencesModule } from '../occurrences';
 import { SchedulesModule } from '../schedules';
 import { TargetsModule } from '../targets';
 import { TenantsModule } from '../tenants';
+import { UsageModule } from '../usage';
 import { AuthGuard } from './auth/auth.guard';
 import { BackfillsController } from './backfills/backfills.controller';
 import { CalendarsController } from './calendars/calendars.controller';
@@ -19,6 +20,7 @@ import { ScheduleRunsController } from './runs/schedule-runs.controller';
 import { SchedulesController } from './schedules/schedules.controller';
 import { TargetsController } from './targets/targets.controller';
 import { TenantsController } from './tenants/tenants.controller';
+import { UsageController } from './usage/usage.controller';
 
 /**
  * The api role: the management HTTP API and the worker contract. Controllers translate; the
@@ -35,6 +37,7 @@ import { TenantsController } from './tenants/tenants.controller';
     OccurrencesModule,
     AdmissionModule,
     ExecutionModule,
+    UsageModule,
   ],
   controllers: [
     TenantsController,
@@ -45,6 +48,7 @@ import { TenantsController } from './tenants/tenants.controller';
     ScheduleRunsController,
     RunSearchController,
     RunsController,
+    UsageController,
   ],
   providers: [
     // Order matters: the tenant is resolved before it is rate limited.

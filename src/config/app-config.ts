@@ -1,3 +1,4 @@
+import { InvalidDatabaseUrlError, parseDatabaseUrl } from '../database';
 import { type AllowedHosts, parseAllowedHosts } from '../delivery';
 import { InvalidConfigError } from './invalid-config.error';
 
@@ -16,6 +17,10 @@ export interface ManagementConfig {
 export interface DatabaseConfig {
   /** Connections in this process's TypeORM pool. */
   poolSize: number;
+  /** Bound on opening a connection, and on asking a server whether it takes writes. */
+  connectTimeoutMs: number;
+  /** How often the server in use is asked whether it is still the writable one. */
+  primaryCheckIntervalMs: number;
 }
 
 export interface QueueConfig {
@@ -67,13 +72,24 @@ export interface WorkerConfig {
   /** How often a completion is retried while the database is briefly unreachable. */
   completionRetries: number;
   completionRetryBaseMs: number;
+  /**
+   * Percent of `concurrency` kept for `high` runs: `normal` and `low` runs never take those
+   * slots, so a fleet saturated by them still starts a `high` run as soon as it is admitted.
+   */
+  reservedHighSharePercent: number;
 }
 
-/** The admitter: how often it looks at the waiting lists, tenants and runs per round. */
+/**
+ * The admitter: how often it looks at the waiting lists, tenants and runs per round.
+ * `fleetBacklog`: how many admitted `normal`/`low` runs may wait in the queue for a worker; at
+ * that many the fleet counts as saturated, and further runs wait (`throttled_fleet`) until the
+ * admitter hands the freed places to the waiting tenants in proportion to their weights.
+ */
 export interface AdmissionConfig {
   intervalMs: number;
   tenantsPerRound: number;
   batchSize: number;
+  fleetBacklog: number;
 }
 
 export interface RelayConfig {
@@ -112,6 +128,8 @@ export interface AppConfig {
   logLevel: LogLevel;
   /** Upper bound on a graceful shutdown before the process gives up waiting for in-flight work. */
   shutdownTimeoutMs: number;
+  /** A request not answered within this gets a 503 with Retry-After (never an unbounded hang). */
+  requestTimeoutMs: number;
   management: ManagementConfig;
   database: DatabaseConfig;
   queue: QueueConfig;
@@ -132,8 +150,13 @@ const MIN_ADMIN_TOKEN_LENGTH = 16;
  */
 export function loadConfig(env: Env): AppConfig {
   const databaseUrl = optional(env, 'DATABASE_URL');
-  if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw new InvalidConfigError('DATABASE_URL', 'must be a postgres:// or postgresql:// URL');
+  if (databaseUrl !== null) {
+    try {
+      parseDatabaseUrl(databaseUrl);
+    } catch (error) {
+      if (!(error instanceof InvalidDatabaseUrlError)) throw error;
+      throw new InvalidConfigError('DATABASE_URL', error.message);
+    }
   }
   const adminToken = optional(env, 'ADMIN_TOKEN');
   if (adminToken !== null && adminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
@@ -169,6 +192,7 @@ export function loadConfig(env: Env): AppConfig {
     notifyPollingIntervalMs: int('WORKER_NOTIFY_POLLING_INTERVAL_MS', 2_000, 500, 600_000),
     completionRetries: int('WORKER_COMPLETION_RETRIES', 6, 0, 100),
     completionRetryBaseMs: int('WORKER_COMPLETION_RETRY_BASE_MS', 200, 1, 60_000),
+    reservedHighSharePercent: int('WORKER_RESERVED_HIGH_SHARE', 20, 0, 90),
   };
   if (worker.batchSize > worker.concurrency) {
     throw new InvalidConfigError(
@@ -185,11 +209,16 @@ export function loadConfig(env: Env): AppConfig {
     targetAllowedHosts: allowedHosts(env),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 15000, 0, 600000),
+    requestTimeoutMs: int('REQUEST_TIMEOUT_MS', 10_000, 100, 600_000),
     management: {
       ratePerSecond: int('MANAGEMENT_RATE_PER_SECOND', 20, 1, 100000),
       burst: int('MANAGEMENT_BURST', 100, 1, 100000),
     },
-    database: { poolSize: int('DATABASE_POOL_SIZE', 20, 2, 1000) },
+    database: {
+      poolSize: int('DATABASE_POOL_SIZE', 20, 2, 1000),
+      connectTimeoutMs: int('DATABASE_CONNECT_TIMEOUT_MS', 5_000, 100, 120_000),
+      primaryCheckIntervalMs: int('DATABASE_PRIMARY_CHECK_INTERVAL_MS', 1_000, 100, 60_000),
+    },
     queue: {
       poolSize: int('QUEUE_POOL_SIZE', 10, 2, 1000),
       jobRetryLimit: int('QUEUE_JOB_RETRY_LIMIT', 2, 0, 100),
@@ -217,6 +246,7 @@ export function loadConfig(env: Env): AppConfig {
       intervalMs: int('ADMISSION_INTERVAL_MS', 50, 5, 60_000),
       tenantsPerRound: int('ADMISSION_TENANTS_PER_ROUND', 1000, 1, 100_000),
       batchSize: int('ADMISSION_BATCH_SIZE', 500, 1, 100_000),
+      fleetBacklog: int('ADMISSION_FLEET_BACKLOG', 1000, 1, 1_000_000),
     },
   });
 }

@@ -1,4 +1,7 @@
 import type { DataSourceOptions, MixedList } from 'typeorm';
+import { parseDatabaseUrl, urlFor } from './database-address';
+import { connectionProbe, primaryPoolOptions } from './primary-client';
+import { PrimaryLocator, type LocatorLogger } from './primary-locator';
 
 /** The entities and migrations of the whole application (see src/schema.ts). */
 export interface SchemaDefinition {
@@ -8,18 +11,51 @@ export interface SchemaDefinition {
   migrations: MixedList<Function>;
 }
 
+/** How long a connection (and a probe of a server) may take before the server counts as away. */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+/** How often the server in use is asked whether it is still the primary. */
+export const DEFAULT_PRIMARY_CHECK_INTERVAL_MS = 1_000;
+
+export interface ConnectionTuning {
+  connectTimeoutMs: number;
+  primaryCheckIntervalMs: number;
+}
+
+const DEFAULT_TUNING: ConnectionTuning = {
+  connectTimeoutMs: DEFAULT_CONNECT_TIMEOUT_MS,
+  primaryCheckIntervalMs: DEFAULT_PRIMARY_CHECK_INTERVAL_MS,
+};
+
+/** The locator of a DATABASE_URL's writable server (one per process, shared by every pool). */
+export function primaryLocatorFor(
+  url: string,
+  tuning: ConnectionTuning = DEFAULT_TUNING,
+  logger?: LocatorLogger,
+): PrimaryLocator {
+  const address = parseDatabaseUrl(url);
+  return new PrimaryLocator(address, connectionProbe(address, tuning.connectTimeoutMs), {
+    checkIntervalMs: tuning.primaryCheckIntervalMs,
+    logger,
+  });
+}
+
 /**
  * One definition of how we talk to Postgres, shared by the app, the migration command and the
- * tests. The schema only ever changes through reviewed migrations (synchronize stays off).
+ * tests. The schema only ever changes through reviewed migrations (synchronize stays off). The
+ * URL may name several hosts: every pooled connection goes to the locator's writable server.
  */
 export function dataSourceOptions(
   url: string,
   schema: SchemaDefinition,
   poolSize = 20,
+  locator: PrimaryLocator = primaryLocatorFor(url),
+  connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS,
 ): DataSourceOptions {
   return {
     type: 'postgres',
-    url,
+    // TypeORM reads the credentials and parameters from a single-host URL; the host itself is
+    // chosen per connection by PrimaryClient.
+    url: urlFor(locator.address, locator.address.hosts[0]),
     entities: schema.entities,
     migrations: schema.migrations,
     synchronize: false,
@@ -31,6 +67,6 @@ export function dataSourceOptions(
     logging: false,
     poolSize,
     applicationName: 'dueline',
-    extra: { connectionTimeoutMillis: 10_000 },
+    extra: primaryPoolOptions(locator, connectTimeoutMs),
   };
 }

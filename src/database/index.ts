@@ -1,6 +1,23 @@
 export { DatabaseModule } from './database.module';
-export { dataSourceOptions, type SchemaDefinition } from './data-source-options';
+export {
+  dataSourceOptions,
+  primaryLocatorFor,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_PRIMARY_CHECK_INTERVAL_MS,
+  type ConnectionTuning,
+  type SchemaDefinition,
+} from './data-source-options';
+export {
+  parseDatabaseUrl,
+  urlFor,
+  describeHost,
+  InvalidDatabaseUrlError,
+  type DatabaseAddress,
+  type HostPort,
+} from './database-address';
 export { runMigrations, type ForeignSchema, type MigrationResult } from './migrate';
+export { PrimaryClient, primaryPoolOptions, primarySocket } from './primary-client';
+export { NoWritableHostError, PrimaryLocator, ReadOnlyServerError } from './primary-locator';
 export { SqlRunner, type Row } from './sql-runner';
 export type { Tx } from './transaction';
 export { Transactions } from './transactions';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { SqlRunner, type Row, type Tx } from '../database';
 import type { OverlapPolicy } from '../overlap';
-import type { RunState } from '../run-vocabulary';
+import { priorityOfRank, type RunPriority, type RunState } from '../run-vocabulary';
 import type { HeartbeatResult, RunFence } from './execution';
 import {
   HEARTBEAT,
@@ -84,7 +84,7 @@ export class ExecutionRepository {
   async transition(
     tx: Tx,
     transitions: ReadonlyArray<{ fence: RunFence; transition: Transition }>,
-  ): Promise<Map<string, { state: RunState; nextAttemptAt: Date | null }>> {
+  ): Promise<Map<string, { state: RunState; nextAttemptAt: Date | null; priority: RunPriority }>> {
     const rows = await this.sql.rows(
       TRANSITION_UNDER_FENCE,
       [
@@ -100,7 +100,11 @@ export class ExecutionRepository {
     return new Map(
       rows.map((row) => [
         row.id as string,
-        { state: row.state as RunState, nextAttemptAt: row.next_attempt_at as Date | null },
+        {
+          state: row.state as RunState,
+          nextAttemptAt: row.next_attempt_at as Date | null,
+          priority: priorityOfRank(row.priority as number),
+        },
       ]),
     );
   }

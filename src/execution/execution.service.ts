@@ -6,7 +6,7 @@ import type { Tx } from '../database';
 import { Lifecycle, type RunIds } from '../observability';
 import { OccurrencesService, type Run } from '../occurrences';
 import { OverlapService } from '../overlap';
-import { RunJobsRepository, type RunJob } from '../queue';
+import { RunJobsRepository, type RunToPublish } from '../queue';
 import type { AttemptReport, Completion, CompletionResult, HeartbeatResult } from './execution';
 import { ExecutionRepository, type HeldRunRecord } from './execution.repository';
 import { retryDelayMs } from './retry-backoff';
@@ -166,7 +166,7 @@ export class ExecutionService {
         error: transition.attemptOutcome === 'succeeded' ? null : (attempt.error ?? null),
       })),
     );
-    const retries: Array<{ job: RunJob; startAfter: Date }> = [];
+    const retries: Array<{ job: RunToPublish; startAfter: Date }> = [];
     const ended = new Map<string, HeldRunRecord>();
     const results = changes.map(({ run, transition }): CompletionResult => {
       const row = written.get(run.runId);
@@ -174,7 +174,7 @@ export class ExecutionService {
       if (!row) throw new Error(`run ${run.runId} left its fence while locked`);
       if (row.state === 'RETRY_WAIT' && row.nextAttemptAt) {
         retries.push({
-          job: { runId: run.runId, tenantId: run.tenantId },
+          job: { runId: run.runId, tenantId: run.tenantId, priority: row.priority },
           startAfter: row.nextAttemptAt,
         });
       } else {

@@ -30,6 +30,7 @@ export class DuelineMetrics {
   readonly waitingRuns: Gauge<'reason'>;
   readonly oldestWaiting: Gauge;
   readonly deadlineSkips: Counter;
+  readonly runStarts: Counter<'priority'>;
 
   constructor(metrics: MetricsService) {
     const registers = [metrics.registry];
@@ -109,15 +110,20 @@ export class DuelineMetrics {
       'dueline_admission_admitted_total',
       "Runs the admitter took from their tenants' waiting lists",
     );
+    this.runStarts = counter(
+      'dueline_run_starts_total',
+      'Attempts started (claims), by the run priority (high, normal, low)',
+      ['priority'],
+    );
     this.waitingRuns = new Gauge({
       name: 'dueline_admission_waiting_runs',
-      help: "Runs waiting for their tenant's budget, by reason (throttled_concurrency, throttled_rate)",
+      help: 'Runs waiting for admission, by reason (throttled_concurrency, throttled_rate, throttled_fleet)',
       labelNames: ['reason'],
       registers,
     });
     this.oldestWaiting = gauge(
       'dueline_admission_oldest_waiting_seconds',
-      "Age of the oldest run waiting for its tenant's budget (0 when none waits)",
+      'Age of the oldest run waiting for admission (0 when none waits)',
     );
     this.deadlineSkips = counter(
       'dueline_deadline_skips_total',

@@ -1,5 +1,11 @@
 import type { RoleName } from '../config';
-import type { AttemptOutcome, LeavingState, RunReason } from '../run-vocabulary';
+import type {
+  AdmissionWait,
+  AttemptOutcome,
+  LeavingState,
+  RunPriority,
+  RunReason,
+} from '../run-vocabulary';
 
 /** The ids every event about one run carries, for logs and traces. */
 export interface RunIds {
@@ -17,7 +23,7 @@ export interface RunIds {
  */
 export type LifecycleEvent =
   | { kind: 'role.started' | 'role.stopped'; role: RoleName }
-  | { kind: 'run.claimed'; run: RunIds }
+  | { kind: 'run.claimed'; run: RunIds; priority: RunPriority }
   /** A claim refused; `job` when the refused claim came from a consumed queue job. */
   | { kind: 'claim.refused'; tenantId: string; runId: string; reason: RunReason; job: boolean }
   | { kind: 'target.called'; result: 'response' | 'not_sent' | 'maybe_sent'; seconds: number }
@@ -35,11 +41,12 @@ export type LifecycleEvent =
   | { kind: 'clock.skew'; seconds: number }
   | { kind: 'due.oldest_age'; seconds: number }
   | { kind: 'outbox.repaired'; republished: number }
-  /** An admitter round: runs it admitted, and what still waits for a tenant's budget. */
+  /** Runs an admitter round took from the waiting lists. */
+  | { kind: 'runs.admitted'; count: number }
+  /** What waits for admission (reported about once a second). */
   | {
       kind: 'admission.waiting';
-      admitted: number;
-      runs: Partial<Record<'throttled_concurrency' | 'throttled_rate', number>>;
+      runs: Partial<Record<AdmissionWait, number>>;
       oldestSeconds: number;
     }
   /** Runs SKIPPED because they could not start within their schedule's start deadline. */

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DuelineMetrics } from './dueline-metrics';
+import { ADMISSION_WAITS } from '../run-vocabulary';
 import type { LifecycleEvent } from './lifecycle-event';
 import { MetricsService } from './metrics.service';
 
@@ -24,6 +25,7 @@ export class Lifecycle {
         this.app.roleActive.set({ role: event.role }, event.kind === 'role.started' ? 1 : 0);
         return;
       case 'run.claimed':
+        m.runStarts.inc({ priority: event.priority });
         // Debug: at full speed this is a line per run, and "attempt ended" already names each.
         this.logger.debug(event.run, 'run claimed');
         return;
@@ -90,13 +92,13 @@ export class Lifecycle {
       case 'outbox.age':
         m.outboxAge.set(event.seconds);
         return;
+      case 'runs.admitted':
+        m.admittedFromWaiting.inc(event.count);
+        return;
       case 'admission.waiting':
-        if (event.admitted > 0) m.admittedFromWaiting.inc(event.admitted);
-        m.waitingRuns.set(
-          { reason: 'throttled_concurrency' },
-          event.runs.throttled_concurrency ?? 0,
-        );
-        m.waitingRuns.set({ reason: 'throttled_rate' }, event.runs.throttled_rate ?? 0);
+        for (const reason of ADMISSION_WAITS) {
+          m.waitingRuns.set({ reason }, event.runs[reason] ?? 0);
+        }
         m.oldestWaiting.set(event.oldestSeconds);
         return;
       case 'runs.deadline_skipped':

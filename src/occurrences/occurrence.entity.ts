@@ -39,7 +39,10 @@ import { TenantEntity } from '../tenants/tenant.entity';
 @Index('occurrences_retry_idx', ['nextAttemptAt'], { where: `state = 'RETRY_WAIT'` })
 @Index('occurrences_queued_idx', ['createdAt'], { where: `state = 'QUEUED'` })
 @Index('occurrences_waiting_admission_idx', ['tenantId', 'priority', 'scheduledAt', 'id'], {
-  where: `state = 'QUEUED' AND admitted_at IS NULL AND reason IN ('throttled_concurrency', 'throttled_rate')`,
+  where: `state = 'QUEUED' AND admitted_at IS NULL AND reason IN ('throttled_concurrency', 'throttled_rate', 'throttled_fleet')`,
+})
+@Index('occurrences_waiting_deadline_idx', ['startDeadline'], {
+  where: `state = 'QUEUED' AND admitted_at IS NULL AND start_deadline IS NOT NULL`,
 })
 @Index('occurrences_admitted_by_tenant_idx', ['tenantId'], {
   where: `state = 'QUEUED' AND admitted_at IS NOT NULL`,
@@ -124,6 +127,13 @@ export class OccurrenceEntity {
   /** Past this instant the run is SKIPPED deadline_exceeded instead of started (null: none). */
   @Column({ name: 'start_deadline', type: 'timestamptz', nullable: true })
   startDeadline: Date | null;
+
+  /**
+   * When it may start: its planned fire instant inside the schedule's flexible window (its
+   * nominal scheduled_at without one). The claim never starts it before.
+   */
+  @Column({ name: 'fires_at', type: 'timestamptz' })
+  firesAt: Date;
 
   @Column({ name: 'retry_deadline', type: 'timestamptz' })
   retryDeadline: Date;

@@ -17,6 +17,8 @@ export interface NewOccurrence {
   priority: RunPriority;
   /** Seconds after its instant past which it is SKIPPED rather than started (null: none). */
   startDeadlineSeconds: number | null;
+  /** When it may start: its planned fire instant (absent: its nominal instant). */
+  firesAt?: Date;
   coalescedCount?: number;
   coalescedFirst?: Date | null;
   coalescedLast?: Date | null;

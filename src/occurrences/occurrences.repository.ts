@@ -49,6 +49,7 @@ export class OccurrencesRepository {
       retry_deadline_seconds: o.retryDeadlineSeconds,
       priority: priorityRank(o.priority),
       start_deadline_seconds: o.startDeadlineSeconds,
+      fires_at: (o.firesAt ?? o.scheduledAt).toISOString(),
       admitted: o.admitted ?? false,
       coalesced_count: o.coalescedCount ?? 0,
       coalesced_first: o.coalescedFirst?.toISOString() ?? null,
@@ -245,6 +246,7 @@ function toRun(row: Row): Run {
     finishedAt: row.finished_at as Date | null,
     priority: priorityOfRank(row.priority as number),
     startDeadline: row.start_deadline as Date | null,
+    firesAt: row.fires_at as Date,
     estimatedStartAt: (row.estimated_start_at as Date | undefined) ?? null,
   };
 }

@@ -9,7 +9,8 @@
  * The ledger insert: "exactly one logical occurrence per (schedule, revision, due instant,
  * origin)". The origin is '' for the poller's runs, so for them the key is the instant's.
  * Whatever the number of pollers racing, the unique constraint lets one insert win; the others
- * get no row back and publish nothing. The retry deadline is measured from the database clock.
+ * get no row back and publish nothing. The retry and start deadlines run from the planned fire
+ * instant (the nominal one without a flexible window), the retry one by the database clock.
  * A run's created_at is when it came to be: the transaction's clock, or its instant when the
  * poller prepared the batch ahead and commits it once the instant is reached (so a run never
  * looks older than its instant).
@@ -17,23 +18,25 @@
 export const INSERT_OCCURRENCES = `
   INSERT INTO occurrences (
     tenant_id, schedule_id, revision, scheduled_at, scheduled_local, state, reason, trigger,
-    max_attempts, retry_deadline, priority, start_deadline, admitted_at, coalesced_count,
-    coalesced_first, coalesced_last, created_at, finished_at, origin_key, idempotency_key,
-    replay_of)
+    max_attempts, retry_deadline, priority, start_deadline, fires_at, admitted_at,
+    coalesced_count, coalesced_first, coalesced_last, created_at, finished_at, origin_key,
+    idempotency_key, replay_of)
   SELECT o.tenant_id, o.schedule_id, o.revision, o.scheduled_at, o.scheduled_local, o.state,
          o.reason, o.trigger, o.max_attempts,
-         greatest(now(), o.scheduled_at) + make_interval(secs => o.retry_deadline_seconds),
+         greatest(now(), o.fires_at) + make_interval(secs => o.retry_deadline_seconds),
          o.priority,
-         o.scheduled_at + make_interval(secs => o.start_deadline_seconds),
+         o.fires_at + make_interval(secs => o.start_deadline_seconds),
+         o.fires_at,
          CASE WHEN o.admitted THEN now() END,
          o.coalesced_count, o.coalesced_first, o.coalesced_last,
-         greatest(now(), o.scheduled_at),
-         CASE WHEN o.state = 'SKIPPED' THEN greatest(now(), o.scheduled_at) END,
+         greatest(now(), o.fires_at),
+         CASE WHEN o.state = 'SKIPPED' THEN greatest(now(), o.fires_at) END,
          coalesce(o.origin_key, ''), o.idempotency_key, o.replay_of
     FROM jsonb_to_recordset($1::jsonb) AS o(
       tenant_id uuid, schedule_id uuid, revision int, scheduled_at timestamptz,
       scheduled_local text, state text, reason text, trigger text, max_attempts int,
-      retry_deadline_seconds int, priority smallint, start_deadline_seconds int, admitted boolean,
+      retry_deadline_seconds int, priority smallint, start_deadline_seconds int,
+      fires_at timestamptz, admitted boolean,
       coalesced_count int, coalesced_first timestamptz, coalesced_last timestamptz,
       origin_key text, idempotency_key uuid, replay_of uuid)
   ON CONFLICT ON CONSTRAINT occurrences_identity_key DO NOTHING
@@ -78,23 +81,24 @@ const RUN_COLUMNS = `
   o.id, o.tenant_id, o.schedule_id, o.revision, o.scheduled_at, o.scheduled_local, o.state,
   o.reason, o.reason_detail, o.trigger, o.attempt_count, o.max_attempts, o.fencing_token,
   o.lease_until, o.next_attempt_at, o.cancel_requested_at, o.coalesced_count, o.coalesced_first,
-  o.coalesced_last, o.created_at, o.finished_at, o.priority, o.start_deadline,
+  o.coalesced_last, o.created_at, o.finished_at, o.priority, o.start_deadline, o.fires_at,
   coalesce(o.idempotency_key, o.id) AS idempotency_key, o.replay_of`;
 
 /**
  * One run. A run waiting for its tenant's budget also says when it should start: after the
  * runs ahead of it in the tenant's waiting list (admission order), at the tenant's rate. An
- * estimate: the concurrency limit and new higher-priority runs can only make it later.
+ * estimate: the concurrency limit, a saturated fleet and new higher-priority runs can only make
+ * it later.
  */
 export const SELECT_RUN = `
   SELECT ${RUN_COLUMNS},
          CASE WHEN o.state = 'QUEUED' AND o.admitted_at IS NULL
-                   AND o.reason IN ('throttled_concurrency', 'throttled_rate')
+                   AND o.reason IN ('throttled_concurrency', 'throttled_rate', 'throttled_fleet')
               THEN now() + make_interval(secs => (
                      SELECT count(*) FROM occurrences w
                       WHERE w.tenant_id = o.tenant_id AND w.state = 'QUEUED'
                         AND w.admitted_at IS NULL
-                        AND w.reason IN ('throttled_concurrency', 'throttled_rate')
+                        AND w.reason IN ('throttled_concurrency', 'throttled_rate', 'throttled_fleet')
                         AND (w.priority, w.scheduled_at, w.id) < (o.priority, o.scheduled_at, o.id)
                    )::float8 / t.dispatch_rate_per_second)
          END AS estimated_start_at

@@ -37,6 +37,8 @@ export interface Run {
   priority: RunPriority;
   /** Past this instant it is SKIPPED rather than started; null: no deadline. */
   startDeadline: Date | null;
+  /** Its planned fire instant (scheduledAt, unless its schedule has a flexible window). */
+  firesAt: Date;
   /** For a run waiting for its tenant's budget: when it should start (GET /runs/{id} only). */
   estimatedStartAt: Date | null;
 }

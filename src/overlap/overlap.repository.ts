@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { SqlRunner, type Tx } from '../database';
-import type { RunJob } from '../queue';
-import type { WaitReason } from '../run-vocabulary';
+import type { RunToPublish } from '../queue';
+import { priorityOfRank, type WaitReason } from '../run-vocabulary';
 import type { ActiveRuns } from './overlap-policy';
 import { ACTIVE_RUNS_BY_SCHEDULE, LOCK_SCHEDULE_SHARED, NEXT_WAITING_RUN } from './overlap.sql';
 
@@ -21,13 +21,15 @@ export class OverlapRepository {
     return new Map(rows.map((r) => [r.schedule_id, { active: r.active, waiting: r.waiting }]));
   }
 
-  async nextWaitingRun(tx: Tx, scheduleId: string): Promise<RunJob | null> {
+  async nextWaitingRun(tx: Tx, scheduleId: string): Promise<RunToPublish | null> {
     await this.sql.rows(LOCK_SCHEDULE_SHARED, [scheduleId], tx);
-    const [row] = await this.sql.rows<{ id: string; tenant_id: string }>(
+    const [row] = await this.sql.rows<{ id: string; tenant_id: string; priority: number }>(
       NEXT_WAITING_RUN,
       [scheduleId, WAITING],
       tx,
     );
-    return row ? { runId: row.id, tenantId: row.tenant_id } : null;
+    return row
+      ? { runId: row.id, tenantId: row.tenant_id, priority: priorityOfRank(row.priority) }
+      : null;
   }
 }

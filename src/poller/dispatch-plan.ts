@@ -2,7 +2,7 @@ import type { NewOccurrence } from '../occurrences';
 import { planNewRun, type ActiveRuns } from '../overlap';
 import { nextOccurrence, Occurrence, occurrencesBetween, toLocalIso } from '../recurrence';
 import type { SkipReason } from '../run-vocabulary';
-import { recurrenceSpec, type Schedule, type ScheduleStatus } from '../schedules';
+import { plannedFireAt, recurrenceSpec, type Schedule, type ScheduleStatus } from '../schedules';
 
 /** How many instants one due entry may expand to before older ones are only counted. */
 export const MAX_INSTANTS_PER_ENTRY = 1000;
@@ -18,7 +18,10 @@ export interface PlannedOccurrence extends NewOccurrence {
 
 export interface DispatchPlan {
   occurrences: PlannedOccurrence[];
+  /** The schedule's next nominal instant. */
   nextDueAt: Date | null;
+  /** When its due-index entry comes due: the next run's planned fire instant. */
+  nextFiresAt: Date | null;
   status: ScheduleStatus;
   /** Runs created to run (QUEUED): what the schedule's maxRuns counts. */
   runsCreated: number;
@@ -115,30 +118,61 @@ export function planDispatch(
   }
   planned.sort((a, b) => a.scheduledAt.getTime() - b.scheduledAt.getTime());
   if (runsCreated >= left) {
-    return { occurrences: planned, nextDueAt: null, status: 'completed', runsCreated };
+    return {
+      occurrences: planned,
+      nextDueAt: null,
+      nextFiresAt: null,
+      status: 'completed',
+      runsCreated,
+    };
   }
-  return { occurrences: planned, ...next(schedule, now), runsCreated };
+  return { occurrences: planned, ...next(schedule, now, instants.after), runsCreated };
 }
 
+/** The start deadline runs from the planned fire instant (the nominal one without a window). */
 function pastStartDeadline(schedule: Schedule, occurrence: Occurrence, now: Date): boolean {
   const deadline = schedule.startDeadlineSeconds;
-  return deadline !== null && now.getTime() > occurrence.at.getTime() + deadline * 1000;
+  return (
+    deadline !== null && now.getTime() > firesAt(schedule, occurrence).getTime() + deadline * 1000
+  );
 }
 
+function firesAt(schedule: Schedule, occurrence: Occurrence): Date {
+  return plannedFireAt(schedule.id, occurrence.at, schedule.flexibleWindowSeconds);
+}
+
+/**
+ * The nominal instants the entry stands for, oldest first, and after which instant the next one
+ * is to be looked for. An entry comes due at its run's planned fire instant, up to the flexible
+ * window after the nominal one (always shorter than a gap between two runs), so the instants
+ * are read from a window before the entry's instant; one whose planned fire instant has not come
+ * yet is left for the next entry: a run never fires before its planned instant.
+ */
 function dueInstants(
   schedule: Schedule,
   dueAt: Date,
   now: Date,
-): { list: Occurrence[]; olderUncounted: number } {
+): { list: Occurrence[]; olderUncounted: number; after: Date } {
   const { timing } = schedule;
+  const windowMs = schedule.flexibleWindowSeconds * 1000;
   if (timing.kind === 'once') {
-    const due = timing.runAt.getTime() === dueAt.getTime() && dueAt <= now;
-    return { list: due ? [{ at: dueAt, local: toLocalIso(dueAt, 'UTC') }] : [], olderUncounted: 0 };
+    const fire = firesAt(schedule, { at: timing.runAt, local: '' });
+    const due = fire.getTime() === dueAt.getTime() && dueAt <= now;
+    const list = due ? [{ at: timing.runAt, local: toLocalIso(timing.runAt, 'UTC') }] : [];
+    return { list, olderUncounted: 0, after: now };
   }
   const spec = recurrenceSpec(schedule)!;
-  const from = new Date(dueAt.getTime() - 1);
+  const from = new Date(dueAt.getTime() - windowMs - 1);
+  const fired = (list: Occurrence[]) =>
+    windowMs === 0 ? list : list.filter((o) => firesAt(schedule, o) <= now);
+  const found = (list: Occurrence[], olderUncounted: number) => {
+    const due = fired(list);
+    // Without a window, the next instant is the first after now, as it always was.
+    const after = windowMs === 0 ? now : (due[due.length - 1]?.at ?? from);
+    return { list: due, olderUncounted, after };
+  };
   const window = occurrencesBetween(spec, from, now, MAX_INSTANTS_PER_ENTRY);
-  if (!window.truncated) return { list: window.occurrences, olderUncounted: 0 };
+  if (!window.truncated) return found(window.occurrences, 0);
   // A long outage: keep the most recent instants; the older ones are only counted (a lower
   // bound), so the work per entry stays bounded however long the poller was away.
   for (const spanMs of [3_600_000, 60_000, 1_000]) {
@@ -148,11 +182,9 @@ function dueInstants(
       now,
       MAX_INSTANTS_PER_ENTRY,
     );
-    if (!recent.truncated) {
-      return { list: recent.occurrences, olderUncounted: window.occurrences.length };
-    }
+    if (!recent.truncated) return found(recent.occurrences, window.occurrences.length);
   }
-  return { list: window.occurrences.slice(-1), olderUncounted: window.occurrences.length };
+  return found(window.occurrences.slice(-1), window.occurrences.length);
 }
 
 function row(
@@ -175,14 +207,21 @@ function row(
     retryDeadlineSeconds: schedule.retryPolicy.retryDeadlineSeconds,
     priority: schedule.priority,
     startDeadlineSeconds: schedule.startDeadlineSeconds,
+    firesAt: firesAt(schedule, occurrence),
     publish,
   };
 }
 
-function next(schedule: Schedule, now: Date): { nextDueAt: Date | null; status: ScheduleStatus } {
-  if (schedule.timing.kind === 'once') return { nextDueAt: null, status: 'completed' };
-  const upcoming = nextOccurrence(recurrenceSpec(schedule)!, now);
+function next(
+  schedule: Schedule,
+  now: Date,
+  after: Date,
+): { nextDueAt: Date | null; nextFiresAt: Date | null; status: ScheduleStatus } {
+  if (schedule.timing.kind === 'once') {
+    return { nextDueAt: null, nextFiresAt: null, status: 'completed' };
+  }
+  const upcoming = nextOccurrence(recurrenceSpec(schedule)!, after);
   return upcoming
-    ? { nextDueAt: upcoming.at, status: 'active' }
-    : { nextDueAt: null, status: 'completed' };
+    ? { nextDueAt: upcoming.at, nextFiresAt: firesAt(schedule, upcoming), status: 'active' }
+    : { nextDueAt: null, nextFiresAt: null, status: 'completed' };
 }

@@ -121,7 +121,7 @@ export class DueDispatcher {
             scheduleId: schedule.id,
             tenantId: schedule.tenantId,
             revision: schedule.revision,
-            dueAt: plan.nextDueAt,
+            dueAt: plan.nextFiresAt ?? plan.nextDueAt,
           });
         }
       }
@@ -138,12 +138,13 @@ export class DueDispatcher {
       await this.admission.decideNew(tx, ready);
       for (const run of ready) run.publish = run.admitted === true;
       const inserted = await this.occurrences.insert(tx, planned);
-      const toPublish = new Set(
-        planned.filter((o) => o.publish).map((o) => `${o.scheduleId}@${o.scheduledAt.getTime()}`),
-      );
-      const jobs = inserted
-        .filter((row) => toPublish.has(`${row.scheduleId}@${row.scheduledAt.getTime()}`))
-        .map((row) => ({ runId: row.id, tenantId: row.tenantId }));
+      const byKey = new Map(planned.map((o) => [`${o.scheduleId}@${o.scheduledAt.getTime()}`, o]));
+      const jobs = inserted.flatMap((row) => {
+        const run = byKey.get(`${row.scheduleId}@${row.scheduledAt.getTime()}`);
+        return run?.publish
+          ? [{ runId: row.id, tenantId: row.tenantId, priority: run.priority }]
+          : [];
+      });
       await this.admission.admitted(tx, jobs);
       const admitted = jobs.length;
       if (horizon && horizon.at > dbNow) {
@@ -154,7 +155,6 @@ export class DueDispatcher {
       // create of those tenants needs, are then locked only from here to the commit.
       await this.schedules.releaseSlots(tx, completed);
       await options.beforeCommit?.();
-      const byKey = new Map(planned.map((o) => [`${o.scheduleId}@${o.scheduledAt.getTime()}`, o]));
       result.created = inserted.map((row) => ({
         state: row.state,
         reason: byKey.get(`${row.scheduleId}@${row.scheduledAt.getTime()}`)?.reason ?? null,

@@ -1,4 +1,11 @@
 export { PgBossService } from './pg-boss.service';
 export { QueueModule } from './queue.module';
-export { PGBOSS_SCHEMA, RUNS_QUEUE, type RunJob } from './queue.constants';
+export {
+  HIGH_RUNS_QUEUE,
+  PGBOSS_SCHEMA,
+  RUN_QUEUES,
+  RUNS_QUEUE,
+  type RunJob,
+  type RunToPublish,
+} from './queue.constants';
 export { RunJobsRepository } from './run-jobs.repository';

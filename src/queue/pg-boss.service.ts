@@ -3,7 +3,8 @@ import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from 
 import { PgBoss } from 'pg-boss';
 import { APP_CONFIG, type AppConfig } from '../config';
 import { errorSummary } from '../common';
-import { PGBOSS_SCHEMA, RUNS_QUEUE } from './queue.constants';
+import { PrimaryLocator, primaryPoolOptions, primarySocket, urlFor } from '../database';
+import { PGBOSS_SCHEMA, RUN_QUEUES } from './queue.constants';
 
 /**
  * Owns this process's pg-boss instance: pg-boss on our Postgres is both the outbox and the
@@ -15,9 +16,19 @@ export class PgBossService implements OnModuleInit, OnApplicationShutdown {
   readonly boss: PgBoss;
   private started = false;
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(PrimaryLocator) locator: PrimaryLocator,
+  ) {
+    // The credentials and parameters of the URL; the server is the locator's primary: its
+    // pool's connections are PrimaryClients and its LISTEN client dials a primarySocket.
+    const toPrimary = {
+      ...primaryPoolOptions(locator, config.database.connectTimeoutMs),
+      stream: primarySocket(locator),
+    };
     this.boss = new PgBoss({
-      connectionString: config.databaseUrl ?? undefined,
+      connectionString: urlFor(locator.address, locator.address.hosts[0]),
+      ...toPrimary,
       schema: PGBOSS_SCHEMA,
       application_name: 'dueline-queue',
       max: config.queue.poolSize,
@@ -36,14 +47,16 @@ export class PgBossService implements OnModuleInit, OnApplicationShutdown {
 
   async onModuleInit(): Promise<void> {
     await this.boss.start();
-    // Idempotent: every replica declares the queue it may use. Retries belong to our ledger
+    // Idempotent: every replica declares the queues it may use. Retries belong to our ledger
     // (RETRY_WAIT under the fence); pg-boss's own retry only re-delivers a job a worker died
     // holding, which the claim then accepts or refuses.
-    await this.boss.createQueue(RUNS_QUEUE, {
-      notify: true,
-      retryLimit: this.config.queue.jobRetryLimit,
-      retryDelay: 1,
-    });
+    for (const queue of RUN_QUEUES) {
+      await this.boss.createQueue(queue, {
+        notify: true,
+        retryLimit: this.config.queue.jobRetryLimit,
+        retryDelay: 1,
+      });
+    }
     this.started = true;
   }
 

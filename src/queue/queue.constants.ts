@@ -1,3 +1,5 @@
+import type { RunPriority } from '../run-vocabulary';
+
 /** pg-boss keeps its tables in a Postgres schema of its own, apart from ours. */
 export const PGBOSS_SCHEMA = 'pgboss';
 
@@ -7,7 +9,25 @@ export const PGBOSS_SCHEMA = 'pgboss';
  */
 export const RUNS_QUEUE = 'dueline-runs';
 
+/**
+ * The same for runs of priority `high`: a queue of their own, so the workers' reserved slots
+ * (WORKER_RESERVED_HIGH_SHARE) can take them however long the other queue is.
+ */
+export const HIGH_RUNS_QUEUE = 'dueline-runs-high';
+
+/** Both queues, for what reads them all (the relay's repair). */
+export const RUN_QUEUES = [HIGH_RUNS_QUEUE, RUNS_QUEUE] as const;
+
 export interface RunJob {
   runId: string;
   tenantId: string;
+}
+
+/** A run to publish, and which queue it goes to. Absent priority: normal. */
+export interface RunToPublish extends RunJob {
+  priority?: RunPriority;
+}
+
+export function queueOf(priority: RunPriority | undefined): string {
+  return priority === 'high' ? HIGH_RUNS_QUEUE : RUNS_QUEUE;
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Db } from 'pg-boss';
 import { SqlRunner, type Tx } from '../database';
 import { PgBossService } from './pg-boss.service';
-import { RUNS_QUEUE, type RunJob } from './queue.constants';
+import { queueOf, type RunJob, type RunToPublish } from './queue.constants';
 
 /**
  * The outbox: run jobs written into pg-boss's tables inside the caller's transaction, so a run
@@ -16,24 +16,31 @@ export class RunJobsRepository {
     private readonly sql: SqlRunner,
   ) {}
 
-  /** Jobs due now (or all at `startAfter`). */
-  async publish(tx: Tx, runs: readonly RunJob[], startAfter?: Date): Promise<void> {
-    if (runs.length === 0) return;
-    await this.queue.boss.insert(
-      RUNS_QUEUE,
-      runs.map((run) => ({ data: run, ...(startAfter ? { startAfter } : {}) })),
-      { db: this.db(tx) },
+  /** Jobs due now (or all at `startAfter`), each on its priority's queue. */
+  async publish(tx: Tx, runs: readonly RunToPublish[], startAfter?: Date): Promise<void> {
+    await this.publishEach(
+      tx,
+      runs.map((run) => ({ job: run, startAfter })),
     );
   }
 
-  /** Jobs that each become due at their own time. */
-  async publishEach(tx: Tx, jobs: ReadonlyArray<{ job: RunJob; startAfter: Date }>): Promise<void> {
-    if (jobs.length === 0) return;
-    await this.queue.boss.insert(
-      RUNS_QUEUE,
-      jobs.map(({ job, startAfter }) => ({ data: job, startAfter })),
-      { db: this.db(tx) },
-    );
+  /** Jobs that each become due at their own time (now, without one). */
+  async publishEach(
+    tx: Tx,
+    jobs: ReadonlyArray<{ job: RunToPublish; startAfter?: Date }>,
+  ): Promise<void> {
+    const byQueue = new Map<string, Array<{ data: RunJob; startAfter?: Date }>>();
+    for (const { job, startAfter } of jobs) {
+      const queue = queueOf(job.priority);
+      const data: RunJob = { runId: job.runId, tenantId: job.tenantId };
+      byQueue.set(queue, [
+        ...(byQueue.get(queue) ?? []),
+        { data, ...(startAfter ? { startAfter } : {}) },
+      ]);
+    }
+    for (const [queue, batch] of byQueue) {
+      await this.queue.boss.insert(queue, batch, { db: this.db(tx) });
+    }
   }
 
   /** A pg-boss `db` that runs its statements inside the given transaction. */

@@ -8,7 +8,7 @@ export {
   occurrencesBetween,
   SEARCH_HORIZON_YEARS,
 } from './recurrence';
-export { isValidTimezone, toLocalIso } from './timezone';
+export { isValidTimezone, toLocalIso, zoneOffsetFn } from './timezone';
 export {
   DEFAULT_DST_POLICY,
   type DstPolicy,

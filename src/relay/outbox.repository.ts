@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { SqlRunner, type Tx } from '../database';
-import { RUNS_QUEUE, type RunJob } from '../queue';
+import { priorityOfRank } from '../run-vocabulary';
+import { RUN_QUEUES, type RunToPublish } from '../queue';
 import { FIND_ORPHANED_QUEUED_RUNS, OLDEST_QUEUED_AGE } from './outbox.sql';
 
 /** What the relay reads of the outbox: QUEUED runs and the queue jobs they should have. */
@@ -16,13 +17,17 @@ export class OutboxRepository {
   async lockOrphans(
     tx: Tx,
     options: { minAgeSeconds: number; limit: number; staleActiveSeconds: number },
-  ): Promise<RunJob[]> {
-    const rows = await this.sql.rows<{ id: string; tenant_id: string }>(
+  ): Promise<RunToPublish[]> {
+    const rows = await this.sql.rows<{ id: string; tenant_id: string; priority: number }>(
       FIND_ORPHANED_QUEUED_RUNS,
-      [options.minAgeSeconds, options.limit, options.staleActiveSeconds, RUNS_QUEUE],
+      [options.minAgeSeconds, options.limit, options.staleActiveSeconds, RUN_QUEUES],
       tx,
     );
-    return rows.map((r) => ({ runId: r.id, tenantId: r.tenant_id }));
+    return rows.map((r) => ({
+      runId: r.id,
+      tenantId: r.tenant_id,
+      priority: priorityOfRank(r.priority),
+    }));
   }
 
   async oldestQueuedAgeSeconds(): Promise<number> {

@@ -3,10 +3,10 @@
  * budget has no job on purpose) older than $1 seconds whose job is gone (lost publish, a job that failed out of pg-boss) or has been `active` for more
  * than $3 seconds without the run being claimed (a worker that died holding it: pg-boss itself
  * would only re-deliver at the job's expiry, 15 minutes). Publishing again is harmless: workers
- * claim the run, not the message. Locked SKIP LOCKED so relays share the work. $4 the queue.
+ * claim the run, not the message. Locked SKIP LOCKED so relays share the work. $4 the run queues.
  */
 export const FIND_ORPHANED_QUEUED_RUNS = `
-  SELECT o.id, o.tenant_id
+  SELECT o.id, o.tenant_id, o.priority
     FROM occurrences o
    WHERE o.state = 'QUEUED'
      AND o.admitted_at IS NOT NULL
@@ -14,7 +14,7 @@ export const FIND_ORPHANED_QUEUED_RUNS = `
      AND o.created_at < now() - make_interval(secs => $1)
      AND NOT EXISTS (
        SELECT 1 FROM pgboss.job j
-        WHERE j.name = $4
+        WHERE j.name = ANY($4::text[])
           AND j.data->>'runId' = o.id::text
           AND (j.state IN ('created', 'retry')
                OR (j.state = 'active' AND j.started_on > now() - make_interval(secs => $3))))

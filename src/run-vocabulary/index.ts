@@ -6,9 +6,11 @@ export {
   type WaitingRunState,
 } from './run-state';
 export {
+  ADMISSION_WAITS,
   isRunReason,
   RUN_REASON_CODES,
   RUN_REASONS,
+  type AdmissionWait,
   type CancelReason,
   type EndReason,
   type RunReason,

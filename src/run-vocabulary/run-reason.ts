@@ -21,6 +21,9 @@ export const RUN_REASONS = {
     "QUEUED: the tenant's maxConcurrentRuns are all in use; admitted when one frees (estimatedStartAt)",
   throttled_rate:
     "QUEUED: the tenant's dispatchRatePerSecond is spent for the moment; admitted at that rate (estimatedStartAt)",
+  throttled_fleet:
+    'QUEUED: every worker slot is taken; free slots go to the waiting tenants in proportion to ' +
+    'their weight quota',
   // RETRY_WAIT: the next attempt is due at nextAttemptAt.
   retryable_failure: 'RETRY_WAIT: the attempt failed in a way that may be tried again',
   lease_expired:
@@ -59,8 +62,15 @@ export type SkipReason = Extract<
 /** Why a QUEUED run is not running yet. */
 export type WaitReason = Extract<
   RunReason,
-  'waiting_for_previous' | 'throttled_concurrency' | 'throttled_rate'
+  'waiting_for_previous' | 'throttled_concurrency' | 'throttled_rate' | 'throttled_fleet'
 >;
+/** Why a QUEUED run waits for admission (its tenant's budget or a worker slot). */
+export type AdmissionWait = Exclude<WaitReason, 'waiting_for_previous'>;
+export const ADMISSION_WAITS: readonly AdmissionWait[] = [
+  'throttled_concurrency',
+  'throttled_rate',
+  'throttled_fleet',
+];
 /** Why a run was CANCELLED. */
 export type CancelReason = Extract<RunReason, 'cancelled_by_request' | 'schedule_cancelled'>;
 /** Why a run gave up (FAILED or UNKNOWN) or waits for a retry. */

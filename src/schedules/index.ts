@@ -13,6 +13,7 @@ export {
   type ScheduleStatus,
   type Timing,
 } from './schedule';
+export { plannedFireAt } from './fire-window';
 export { recurrenceSpec, type ScheduleInput } from './schedule-definition';
 export {
   REVISION_CHANGES,
@@ -31,4 +32,9 @@ export type { CreateOutcome, CreateRequest } from './schedule-creator';
 export type { SlotRelease } from './schedule-quota.repository';
 export type { ListPage, ScheduleAdvance } from './schedules.repository';
 export { SchedulesModule } from './schedules.module';
-export { SchedulesService, type PreviewRequest, type ScheduleEdit } from './schedules.service';
+export {
+  SchedulesService,
+  type PlannedInstant,
+  type PreviewRequest,
+  type ScheduleEdit,
+} from './schedules.service';

@@ -13,10 +13,13 @@ import {
 } from '../common';
 import { Transactions, type Tx } from '../database';
 import { DueIndexRepository } from '../due-index';
+import { LoadProfileService, projectLoad, type LoadContribution } from '../load-profile';
 import { TargetsService } from '../targets';
 import type { Tenant } from '../tenants';
 import type { Schedule, ScheduleDefinition } from './schedule';
 import { buildDefinition, FiringChecks, nextDueAfter, ScheduleInput } from './schedule-definition';
+import { plannedFireAt } from './fire-window';
+import { loadSourceOf } from './schedule-load';
 import { ScheduleQuotaRepository } from './schedule-quota.repository';
 import { snapshotOf, type Actor } from './schedule-revision';
 import { ScheduleRevisionsRepository } from './schedule-revisions.repository';
@@ -49,6 +52,8 @@ interface Prepared {
   id: string;
   definition: ScheduleDefinition;
   nextDueAt: Date | null;
+  /** What it will add to the tenant's projected load. */
+  load: LoadContribution | null;
 }
 
 /** Single creates of one tenant that arrive together share a transaction, up to this many. */
@@ -77,6 +82,7 @@ export class ScheduleCreator {
     private readonly targets: TargetsService,
     private readonly calendars: CalendarsService,
     private readonly revisions: ScheduleRevisionsRepository,
+    private readonly load: LoadProfileService,
     private readonly clock: Clock,
   ) {}
 
@@ -160,6 +166,7 @@ export class ScheduleCreator {
           id: randomUUID(),
           definition,
           nextDueAt: nextDueAfter(definition, now, firingChecks),
+          load: projectLoad(loadSourceOf(definition), now),
         });
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;
@@ -197,10 +204,20 @@ export class ScheduleCreator {
       fresh.map((p) => p.definition.targetId),
       tx,
     );
+    const usable = fresh.filter((p) => !refusedTargets.has(p.definition.targetId));
+    // The projected load, checked in request order: a create that would overload a minute of
+    // the tenant is refused (422) like a refused target, and the others still commit.
+    const overloads = await this.load.replace(
+      tx,
+      tenant.id,
+      usable.map((p) => ({ scheduleId: p.id, load: p.load })),
+      { fresh: true },
+    );
+    const overloaded = new Map(usable.map((p, i) => [p.id, overloads[i]]));
     const pending: Prepared[] = [];
     const forgotten: string[] = [];
     for (const p of fresh) {
-      const error = refusedTargets.get(p.definition.targetId);
+      const error = refusedTargets.get(p.definition.targetId) ?? overloaded.get(p.id) ?? null;
       if (error) {
         outcomes[p.index] = { error };
         forgotten.push(p.key);
@@ -213,7 +230,12 @@ export class ScheduleCreator {
       tx,
       pending
         .filter((p) => p.nextDueAt)
-        .map((p) => ({ scheduleId: p.id, tenantId: tenant.id, revision: 1, dueAt: p.nextDueAt! })),
+        .map((p) => ({
+          scheduleId: p.id,
+          tenantId: tenant.id,
+          revision: 1,
+          dueAt: plannedFireAt(p.id, p.nextDueAt!, p.definition.flexibleWindowSeconds),
+        })),
     );
     const admitted = await this.admit(tx, tenant, pending);
     const byId = new Map(inserted.map((s) => [s.id, s]));
@@ -283,6 +305,7 @@ export class ScheduleCreator {
       throw new Error('the schedule count changed under its lock');
     }
     const ids = surplus.map((p) => p.id);
+    await this.load.release(tx, ids);
     await this.dueIndex.removeMany(tx, ids);
     await this.schedules.deleteNew(tx, tenant.id, ids);
     await this.schedules.forgetIdempotencyKeys(

@@ -49,6 +49,7 @@ export interface ScheduleInput {
   calendarDates?: string[];
   maxRuns?: number | null;
   pauseAfterConsecutiveFailures?: number | null;
+  flexibleWindowSeconds?: number;
 }
 
 /** A label key: letters, digits and `._/-`, starting and ending with a letter or digit. */
@@ -136,8 +137,10 @@ export function buildDefinition(
     excludedDates: input.calendarId ? [...(input.calendarDates ?? [])] : excludeDates,
     maxRuns,
     pauseAfterConsecutiveFailures: input.pauseAfterConsecutiveFailures ?? null,
+    flexibleWindowSeconds: input.flexibleWindowSeconds ?? 0,
   };
   errors.push(...firingProblems(definition, now, firingChecks));
+  if (errors.length === 0) errors.push(...windowProblems(definition, now));
   if (errors.length > 0) throw new ValidationError('the schedule is invalid', errors);
   return definition;
 }
@@ -357,6 +360,23 @@ function checkFiring(definition: ScheduleDefinition, now: Date, errors: FieldErr
     });
   }
   return first.at;
+}
+
+/**
+ * A flexible window must end before the next run's nominal instant: one instant of a schedule
+ * is planned at a time, and runs keep their order.
+ */
+function windowProblems(definition: ScheduleDefinition, now: Date): FieldError[] {
+  const window = definition.flexibleWindowSeconds;
+  if (window <= 0 || definition.timing.kind === 'once') return [];
+  const interval = minimumIntervalSeconds(recurrenceSpec(definition)!, now, 200);
+  if (interval === null || window < interval) return [];
+  return [
+    {
+      field: 'flexibleWindowSeconds',
+      message: `must be shorter than the closest gap between two runs (${interval} s)`,
+    },
+  ];
 }
 
 export function recurrenceSpec(definition: ScheduleDefinition): RecurrenceSpec | null {

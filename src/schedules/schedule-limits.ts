@@ -9,6 +9,8 @@ export const SCHEDULE_LIMITS = {
   maxPreviewCount: 100,
   /** A start deadline longer than a day is no deadline a scheduler should keep. */
   maxStartDeadlineSeconds: 86_400,
+  /** A flexible window of more than an hour is a different schedule, not a smoothed one. */
+  maxFlexibleWindowSeconds: 3600,
   /** Labels per schedule, and the length of a label's key and value. */
   maxLabels: 20,
   maxLabelKeyLength: 63,

@@ -4,6 +4,7 @@ import {
   ADMIT_SCHEDULES,
   LOCK_SCHEDULE_COUNT,
   LOCK_SCHEDULE_COUNTS,
+  READ_SCHEDULE_COUNT,
   RELEASE_SCHEDULES,
 } from './schedule-quota.sql';
 
@@ -25,6 +26,12 @@ export class ScheduleQuotaRepository {
   async lockCount(tx: Tx, tenantId: string): Promise<number> {
     const [row] = await this.sql.rows<{ live: number }>(LOCK_SCHEDULE_COUNT, [tenantId], tx);
     return row.live;
+  }
+
+  /** The tenant's live count now (no lock). */
+  async liveCount(tenantId: string): Promise<number> {
+    const [row] = await this.sql.rows<{ live: number }>(READ_SCHEDULE_COUNT, [tenantId]);
+    return row?.live ?? 0;
   }
 
   async release(tx: Tx, released: SlotRelease): Promise<void> {

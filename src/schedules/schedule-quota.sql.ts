@@ -50,3 +50,7 @@ export const RELEASE_SCHEDULES = `
      SET live = c.live - x.n
     FROM unnest($1::uuid[], $2::int[]) AS x(tenant_id, n)
    WHERE c.tenant_id = x.tenant_id`;
+
+/** A tenant's live schedule count, unlocked (its usage report). $1 tenant. */
+export const READ_SCHEDULE_COUNT = `
+  SELECT coalesce((SELECT live FROM tenant_schedule_counts WHERE tenant_id = $1), 0)::int AS live`;

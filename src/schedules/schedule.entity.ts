@@ -93,6 +93,9 @@ export class ScheduleEntity {
   @Column({ name: 'start_deadline_seconds', type: 'integer', nullable: true })
   startDeadlineSeconds: number | null;
 
+  @Column({ name: 'flexible_window_seconds', type: 'integer', default: 0 })
+  flexibleWindowSeconds: number;
+
   @Column({ name: 'retry_max_attempts', type: 'integer' })
   retryMaxAttempts: number;
 

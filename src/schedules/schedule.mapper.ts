@@ -38,6 +38,7 @@ export function definitionColumns(definition: ScheduleDefinition): Partial<Sched
     overlapPolicy: definition.overlapPolicy,
     priority: definition.priority,
     startDeadlineSeconds: definition.startDeadlineSeconds,
+    flexibleWindowSeconds: definition.flexibleWindowSeconds,
     retryMaxAttempts: retryPolicy.maxAttempts,
     retryInitialDelayMs: retryPolicy.initialDelayMs,
     retryMaxDelayMs: retryPolicy.maxDelayMs,
@@ -71,6 +72,7 @@ export function toSchedule(row: ScheduleEntity): Schedule {
     overlapPolicy: row.overlapPolicy as OverlapPolicy,
     priority: row.priority as RunPriority,
     startDeadlineSeconds: row.startDeadlineSeconds,
+    flexibleWindowSeconds: row.flexibleWindowSeconds,
     retryPolicy: {
       maxAttempts: row.retryMaxAttempts,
       initialDelayMs: row.retryInitialDelayMs,

@@ -63,6 +63,11 @@ export interface ScheduleDefinition {
   maxRuns: number | null;
   /** Paused by dueline after this many consecutive runs end FAILED or UNKNOWN (null: never). */
   pauseAfterConsecutiveFailures: number | null;
+  /**
+   * Each run fires at a planned instant within this many seconds after its nominal one (0:
+   * exactly at it); see plannedFireAt. Shorter than the gap between two runs of a cron.
+   */
+  flexibleWindowSeconds: number;
 }
 
 /** Why a schedule is paused: a machine code beside the free-text note. */

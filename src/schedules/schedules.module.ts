@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AdmissionModule } from '../admission';
 import { CalendarsModule } from '../calendars';
 import { DueIndexModule } from '../due-index';
+import { LoadProfileModule } from '../load-profile';
 import { OccurrencesModule } from '../occurrences';
 import { TargetsModule } from '../targets';
 import { ScheduleCreator } from './schedule-creator';
@@ -13,10 +14,17 @@ import { SchedulesService } from './schedules.service';
 /**
  * Schedules (record module): definitions with their revisions, Idempotency-Keys, the due-index
  * entry written with every change, the per-tenant count of live schedules behind the
- * maxActiveSchedules quota, and manual runs.
+ * maxActiveSchedules quota, what each adds to its tenant's projected load, and manual runs.
  */
 @Module({
-  imports: [AdmissionModule, CalendarsModule, DueIndexModule, TargetsModule, OccurrencesModule],
+  imports: [
+    AdmissionModule,
+    CalendarsModule,
+    DueIndexModule,
+    LoadProfileModule,
+    TargetsModule,
+    OccurrencesModule,
+  ],
   providers: [
     SchedulesRepository,
     ScheduleQuotaRepository,

@@ -303,8 +303,11 @@ export class SchedulesRepository {
   }
 
   /** Moves schedules on after dispatch; returns the slots of those that completed, by tenant. */
-  async advance(tx: Tx, changes: readonly ScheduleAdvance[]): Promise<SlotRelease> {
-    if (changes.length === 0) return new Map();
+  async advance(
+    tx: Tx,
+    changes: readonly ScheduleAdvance[],
+  ): Promise<{ slots: SlotRelease; ended: string[] }> {
+    if (changes.length === 0) return { slots: new Map(), ended: [] };
     const rows = changes.map((c) => ({
       id: c.id,
       revision: c.revision,
@@ -312,12 +315,15 @@ export class SchedulesRepository {
       status: c.status,
       runs: c.runsCreated,
     }));
-    const ended = await this.sql.rows<{ tenant_id: string; ended: number }>(
+    const ended = await this.sql.rows<{ tenant_id: string; ended: number; ids: string[] }>(
       ADVANCE_SCHEDULES,
       [JSON.stringify(rows)],
       tx,
     );
-    return new Map(ended.map((row) => [row.tenant_id, row.ended]));
+    return {
+      slots: new Map(ended.map((row) => [row.tenant_id, row.ended])),
+      ended: ended.flatMap((row) => row.ids),
+    };
   }
 
   private columns(tx?: Tx): readonly EntityColumn[] {

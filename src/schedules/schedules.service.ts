@@ -11,6 +11,7 @@ import {
 } from '../common';
 import { Transactions, type Tx } from '../database';
 import { DueIndexRepository } from '../due-index';
+import { LoadProfileService, projectLoad } from '../load-profile';
 import { OccurrencesService, type NewOccurrence, type Run } from '../occurrences';
 import { DstPolicy, nextOccurrences, Occurrence, toLocalIso } from '../recurrence';
 import { TargetsService } from '../targets';
@@ -41,6 +42,8 @@ import {
   type ScheduleRevision,
 } from './schedule-revision';
 import { ScheduleRevisionsRepository } from './schedule-revisions.repository';
+import { plannedFireAt } from './fire-window';
+import { loadSourceOf } from './schedule-load';
 import { ScheduleQuotaRepository, type SlotRelease } from './schedule-quota.repository';
 import {
   ListPage,
@@ -54,6 +57,11 @@ export type ScheduleEdit = Partial<Omit<ScheduleInput, 'name' | 'targetId'>> & {
   targetId?: string;
   status?: 'active' | 'paused' | 'cancelled';
 };
+
+/** An instant of a schedule's preview, with when its run is planned to fire. */
+export interface PlannedInstant extends Occurrence {
+  firesAt: Date;
+}
 
 export interface PreviewRequest {
   cron?: string | null;
@@ -96,6 +104,7 @@ export class SchedulesService {
     private readonly admission: AdmissionService,
     private readonly calendars: CalendarsService,
     private readonly revisionLog: ScheduleRevisionsRepository,
+    private readonly load: LoadProfileService,
     private readonly clock: Clock,
   ) {}
 
@@ -131,6 +140,11 @@ export class SchedulesService {
       throw new ValidationError(`a batch holds at most ${SCHEDULE_LIMITS.maxBatchItems} items`);
     }
     return this.creator.create(tenant, requests);
+  }
+
+  /** How many of the tenant's schedules count against maxActiveSchedules (active, paused). */
+  liveCount(tenantId: string): Promise<number> {
+    return this.quota.liveCount(tenantId);
   }
 
   /** Forgets Idempotency-Keys older than 24 hours, at most `limit` per call. */
@@ -294,13 +308,18 @@ export class SchedulesService {
     return dates;
   }
 
-  async previewSchedule(tenantId: string, id: string, count: number): Promise<Occurrence[]> {
+  /** The schedule's next instants, each with its planned fire instant (its flexible window). */
+  async previewSchedule(tenantId: string, id: string, count: number): Promise<PlannedInstant[]> {
     const schedule = await this.get(tenantId, id);
     const now = this.clock.now();
     if (schedule.status === 'cancelled' || schedule.status === 'completed') return [];
+    const planned = (o: Occurrence): PlannedInstant => ({
+      ...o,
+      firesAt: plannedFireAt(schedule.id, o.at, schedule.flexibleWindowSeconds),
+    });
     if (schedule.timing.kind === 'once') {
       const runAt = schedule.timing.runAt;
-      return runAt > now ? [{ at: runAt, local: toLocalIso(runAt, 'UTC') }] : [];
+      return runAt > now ? [planned({ at: runAt, local: toLocalIso(runAt, 'UTC') })] : [];
     }
     const spec = recurrenceSpec(schedule)!;
     const left = schedule.maxRuns === null ? Infinity : schedule.maxRuns - schedule.runCount;
@@ -308,7 +327,7 @@ export class SchedulesService {
       spec,
       now,
       Math.max(0, Math.min(count, left, SCHEDULE_LIMITS.maxPreviewCount)),
-    );
+    ).map(planned);
   }
 
   /**
@@ -400,8 +419,11 @@ export class SchedulesService {
    * Returns the quota slots of the schedules that completed: pass them to releaseSlots as the
    * last statement before the commit, so the tenants' counters are locked only until then.
    */
-  advanceAfterDispatch(tx: Tx, changes: readonly ScheduleAdvance[]): Promise<SlotRelease> {
-    return this.schedules.advance(tx, changes);
+  async advanceAfterDispatch(tx: Tx, changes: readonly ScheduleAdvance[]): Promise<SlotRelease> {
+    const { slots, ended } = await this.schedules.advance(tx, changes);
+    // A schedule that will not fire again no longer adds to its tenant's projected load.
+    await this.load.release(tx, ended);
+    return slots;
   }
 
   releaseSlots(tx: Tx, released: SlotRelease): Promise<void> {
@@ -428,7 +450,9 @@ export class SchedulesService {
     const [inserted] = await this.occurrences.insert(tx, [run]);
     if (!inserted) return null;
     if (run.admitted) {
-      await this.admission.admitted(tx, [{ runId: inserted.id, tenantId: schedule.tenantId }]);
+      await this.admission.admitted(tx, [
+        { runId: inserted.id, tenantId: schedule.tenantId, priority: schedule.priority },
+      ]);
     }
     return this.occurrences.find(schedule.tenantId, inserted.id, tx);
   }
@@ -438,6 +462,24 @@ export class SchedulesService {
    * the row held FOR UPDATE), bumps the revision and rewrites the due-index entry for the new
    * revision, all in one transaction. `change` may throw a domain error to refuse the edit.
    */
+  /**
+   * An edit replaces what the schedule adds to its tenant's projected load: nothing once it is
+   * paused or ends; an edit that would overload a minute is refused (422) and writes nothing.
+   */
+  private async projectLoad(
+    tx: Tx,
+    tenantId: string,
+    scheduleId: string,
+    next: ScheduleChange,
+  ): Promise<void> {
+    const load =
+      next.status === 'active'
+        ? projectLoad(loadSourceOf(next.definition), this.clock.now())
+        : null;
+    const [refused] = await this.load.replace(tx, tenantId, [{ scheduleId, load }]);
+    if (refused) throw refused;
+  }
+
   private edit(
     tenantId: string,
     id: string,
@@ -454,6 +496,7 @@ export class SchedulesService {
         throw new StaleRevisionError(expectedRevision, current.revision);
       }
       const next = await change(current, tx);
+      await this.projectLoad(tx, tenantId, id, next);
       const revision = await this.schedules.writeRevision(tx, current, next);
       const before = snapshotOf(current, current.status);
       const after = snapshotOf(next.definition, next.status);
@@ -475,7 +518,8 @@ export class SchedulesService {
           scheduleId: id,
           tenantId,
           revision,
-          dueAt: next.nextDueAt,
+          // The entry comes due at the run's planned fire instant (its flexible window).
+          dueAt: plannedFireAt(id, next.nextDueAt, next.definition.flexibleWindowSeconds),
         });
       } else {
         await this.dueIndex.remove(tx, id);
@@ -563,5 +607,6 @@ function toInput(schedule: ScheduleDefinition): ScheduleInput {
     retryPolicy: schedule.retryPolicy,
     priority: schedule.priority,
     startDeadlineSeconds: schedule.startDeadlineSeconds,
+    flexibleWindowSeconds: schedule.flexibleWindowSeconds,
   };
 }

@@ -30,8 +30,8 @@ const NEW_SCHEDULE_COLUMNS = `
   id, name, target_id, kind, run_at, cron, timezone, dst_nonexistent, dst_repeated, start_at,
   end_at, payload, missed_run_policy, max_catch_up, overlap_policy, retry_max_attempts,
   retry_initial_delay_ms, retry_max_delay_ms, retry_deadline_seconds, priority,
-  start_deadline_seconds, every_seconds, anchor_at, labels, excluded_dates, calendar_id, max_runs,
-  pause_after_failures, next_due_at`;
+  start_deadline_seconds, flexible_window_seconds, every_seconds, anchor_at, labels,
+  excluded_dates, calendar_id, max_runs, pause_after_failures, next_due_at`;
 
 /**
  * Inserts new schedules of tenant $1 from a JSON array of rows ($2) in one statement. Every new
@@ -68,8 +68,9 @@ export const LOCK_SCHEDULES_FOR_DISPATCH = `
  * Moves a batch of schedules on after dispatch, each only if its revision is still the one the
  * poller dispatched and it is live (the rows are locked, so this holds; the condition says it
  * anyway). run_count grows by the runs created, under the same lock, so maxRuns is exact
- * however many pollers race. Returns, per tenant, how many left the live statuses (one-time schedules, and cron
- * schedules past their last instant, complete): the slots to release in this transaction.
+ * however many pollers race. Returns, per tenant, how many left the live statuses (one-time
+ * schedules, and cron schedules past their last instant, complete): the slots to release in
+ * this transaction, and which schedules they are.
  */
 export const ADVANCE_SCHEDULES = `
   WITH advanced AS (
@@ -77,8 +78,8 @@ export const ADVANCE_SCHEDULES = `
                            run_count = s.run_count + coalesce(x.runs, 0)
       FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, revision int, next_due_at timestamptz, status text, runs int)
      WHERE s.id = x.id AND s.revision = x.revision AND s.status IN ('active', 'paused')
-    RETURNING s.tenant_id, s.status)
-  SELECT tenant_id, count(*)::int AS ended
+    RETURNING s.id, s.tenant_id, s.status)
+  SELECT tenant_id, count(*)::int AS ended, array_agg(id) AS ids
     FROM advanced
    WHERE status NOT IN ('active', 'paused')
    GROUP BY tenant_id`;

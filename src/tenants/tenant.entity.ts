@@ -1,4 +1,5 @@
 import {
+  Check,
   Column,
   CreateDateColumn,
   Entity,
@@ -7,6 +8,7 @@ import {
 } from 'typeorm';
 
 @Entity({ name: 'tenants' })
+@Check('tenants_weight_check', 'weight BETWEEN 1 AND 1000')
 export class TenantEntity {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'tenants_pkey' })
   id: string;
@@ -22,6 +24,9 @@ export class TenantEntity {
 
   @Column({ name: 'max_concurrent_runs', type: 'integer' })
   maxConcurrentRuns: number;
+
+  @Column({ type: 'integer', default: 1 })
+  weight: number;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;

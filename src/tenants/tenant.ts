@@ -3,6 +3,8 @@ export interface TenantQuotas {
   maxActiveSchedules: number;
   dispatchRatePerSecond: number;
   maxConcurrentRuns: number;
+  /** Share of the worker slots while the fleet is saturated, relative to other tenants'. */
+  weight: number;
 }
 
 export interface Tenant {
@@ -17,4 +19,5 @@ export const DEFAULT_QUOTAS: TenantQuotas = {
   maxActiveSchedules: 10_000,
   dispatchRatePerSecond: 100,
   maxConcurrentRuns: 50,
+  weight: 1,
 };

@@ -18,6 +18,9 @@ import type { RunJob } from '../queue';
 import { TargetsService, type DispatchTarget } from '../targets';
 import { LeaseKeeper } from './lease-keeper';
 
+/** Which queue a batch of jobs came from: `high` runs', or everyone else's. */
+export type WorkerLane = 'high' | 'other';
+
 interface HeldClaim {
   claim: Claim;
   /** performance.now() when its claim was sent: the lease cannot have started before. */
@@ -41,6 +44,11 @@ export class RunExecutor {
    */
   private readonly claims: Batcher<RunJob, Claim | null>;
   private readonly attempts = new Set<Promise<void>>();
+  /** The same attempts by the queue they came from (the reserved share counts each lane). */
+  private readonly lanes = new Map<WorkerLane, Set<Promise<void>>>([
+    ['high', new Set()],
+    ['other', new Set()],
+  ]);
   /** Reused only for targets that deduplicate (see TargetConnections). */
   private readonly connections = new TargetConnections();
 
@@ -76,7 +84,11 @@ export class RunExecutor {
    * Throws (so the queue delivers the jobs again) only if a claim could not reach the database;
    * runs claimed meanwhile still run.
    */
-  async start(jobs: ReadonlyArray<Job<RunJob>>, onWake: (inMs: number) => void): Promise<void> {
+  async start(
+    jobs: ReadonlyArray<Job<RunJob>>,
+    onWake: (inMs: number) => void,
+    lane: WorkerLane = 'other',
+  ): Promise<void> {
     const failures: unknown[] = [];
     const byTenant = new Map<string, Array<Job<RunJob>>>();
     for (const job of jobs) {
@@ -97,15 +109,16 @@ export class RunExecutor {
             held.map((h) => h.claim.targetId),
           )
           .catch((error: unknown) => new TargetsUnavailable(error));
-        for (const h of held) this.track(this.run(h, targets), onWake);
+        for (const h of held) this.track(this.run(h, targets), onWake, lane);
       }),
     );
     if (failures.length > 0) throw failures[0];
   }
 
-  /** Resolves once fewer than `limit` attempts are in flight. */
-  async roomFor(limit: number): Promise<void> {
-    while (this.attempts.size >= limit) await Promise.race(this.attempts);
+  /** Resolves once fewer than `limit` attempts are in flight (of `lane` only, if given). */
+  async roomFor(limit: number, lane?: WorkerLane): Promise<void> {
+    const attempts = lane ? this.lanes.get(lane)! : this.attempts;
+    while (attempts.size >= limit) await Promise.race(attempts);
   }
 
   /** Resolves when every attempt in flight has ended (its run written under its fence). */
@@ -118,7 +131,12 @@ export class RunExecutor {
     this.connections.close();
   }
 
-  private track(attempt: Promise<number | null>, onWake: (inMs: number) => void): void {
+  private track(
+    attempt: Promise<number | null>,
+    onWake: (inMs: number) => void,
+    lane: WorkerLane,
+  ): void {
+    const inLane = this.lanes.get(lane)!;
     const tracked: Promise<void> = attempt
       .then((wake) => {
         if (wake !== null) onWake(wake);
@@ -126,8 +144,12 @@ export class RunExecutor {
       .catch((error: unknown) =>
         this.logger.error({ err: errorSummary(error) }, 'attempt failed unexpectedly'),
       )
-      .finally(() => this.attempts.delete(tracked));
+      .finally(() => {
+        this.attempts.delete(tracked);
+        inLane.delete(tracked);
+      });
     this.attempts.add(tracked);
+    inLane.add(tracked);
   }
 
   private async claim(

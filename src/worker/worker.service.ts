@@ -8,8 +8,8 @@ import {
 import { errorSummary } from '../common';
 import { APP_CONFIG, type AppConfig } from '../config';
 import { Lifecycle } from '../observability';
-import { PgBossService, RUNS_QUEUE, type RunJob } from '../queue';
-import { RunExecutor } from './run-executor';
+import { HIGH_RUNS_QUEUE, PgBossService, RUNS_QUEUE, type RunJob } from '../queue';
+import { RunExecutor, type WorkerLane } from './run-executor';
 
 /**
  * The worker role: consumes run jobs with bounded local concurrency. pg-boss completes a job
@@ -21,7 +21,7 @@ import { RunExecutor } from './run-executor';
 @Injectable()
 export class WorkerService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(WorkerService.name);
-  private workId: string | null = null;
+  private readonly workIds: Array<{ queue: string; id: string }> = [];
   private readonly wakeTimers = new Set<NodeJS.Timeout>();
 
   constructor(
@@ -32,42 +32,40 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const worker = this.config.worker;
-    this.workId = await this.queue.boss.work<RunJob>(
-      RUNS_QUEUE,
-      {
-        // pg-boss sleeps a polling interval after every fetch unless the fetch came back full
-        // (burstWhenBatchFull, which needs batchSize > 1): fetch batches, so a backlog drains
-        // continuously instead of one job per loop per poll.
-        batchSize: worker.batchSize,
-        localConcurrency: worker.fetchLoops,
-        burstWhenBatchFull: true,
-        pollingIntervalSeconds: worker.pollingIntervalMs / 1000,
-        notifyPollingIntervalSeconds: worker.notifyPollingIntervalMs / 1000,
-      },
-      async (jobs) => {
-        // The handler returns once the runs are claimed (the jobs are then acknowledged); the
-        // attempts go on. It fetches again only when there is room for another batch.
-        await this.executor.start(jobs, (inMs) => this.wakeIn(inMs));
-        await this.executor.roomFor(Math.max(1, worker.concurrency - worker.batchSize + 1));
-      },
+    const { concurrency, batchSize, reservedHighSharePercent } = this.config.worker;
+    // `high` runs may take every slot; the others never the reserved share, so a fleet saturated
+    // by normal and low runs still has slots free the moment a high run is admitted.
+    const reserved = Math.floor((concurrency * reservedHighSharePercent) / 100);
+    const otherSlots = concurrency - reserved;
+    // A high batch fits the reserved slots, so it is fetched while the other lane is full.
+    const highBatch = Math.min(batchSize, reserved > 0 ? reserved : concurrency);
+    const otherBatch = Math.min(batchSize, otherSlots);
+    this.workIds.push(
+      await this.consume(HIGH_RUNS_QUEUE, 'high', highBatch, () =>
+        this.executor.roomFor(Math.max(1, concurrency - highBatch + 1)),
+      ),
+      await this.consume(RUNS_QUEUE, 'other', otherBatch, async () => {
+        await this.executor.roomFor(Math.max(1, otherSlots - otherBatch + 1), 'other');
+        await this.executor.roomFor(Math.max(1, concurrency - otherBatch + 1));
+      }),
     );
     this.lifecycle.emit({ kind: 'role.started', role: 'worker' });
-    this.logger.log({ workerId: this.executor.workerId }, 'worker started');
+    this.logger.log({ workerId: this.executor.workerId, reserved }, 'worker started');
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    const workId = this.workId;
-    this.workId = null;
+    const workIds = this.workIds.splice(0);
     for (const timer of this.wakeTimers) clearTimeout(timer);
     this.wakeTimers.clear();
-    if (workId) {
-      await this.queue.boss
-        .offWork(RUNS_QUEUE, { id: workId, wait: true })
-        .catch((error: unknown) =>
-          this.logger.error({ err: errorSummary(error) }, 'worker stop failed'),
-        );
-    }
+    await Promise.all(
+      workIds.map(({ queue, id }) =>
+        this.queue.boss
+          .offWork(queue, { id, wait: true })
+          .catch((error: unknown) =>
+            this.logger.error({ err: errorSummary(error) }, 'worker stop failed'),
+          ),
+      ),
+    );
     // Attempts in flight end under their fence, not by lease expiry.
     await this.executor.drain();
     this.executor.close();
@@ -76,7 +74,38 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   isRunning(): boolean {
-    return this.workId !== null;
+    return this.workIds.length > 0;
+  }
+
+  /**
+   * One fetch loop on `queue`. pg-boss sleeps a polling interval after every fetch unless the
+   * fetch came back full (burstWhenBatchFull, which needs batchSize > 1): fetch batches, so a
+   * backlog drains continuously instead of one job per loop per poll. The handler returns once
+   * the runs are claimed (the jobs are then acknowledged); the attempts go on. It fetches again
+   * only when `room` says there is room for another batch.
+   */
+  private async consume(
+    queue: string,
+    lane: WorkerLane,
+    batchSize: number,
+    room: () => Promise<void>,
+  ): Promise<{ queue: string; id: string }> {
+    const worker = this.config.worker;
+    const id = await this.queue.boss.work<RunJob>(
+      queue,
+      {
+        batchSize,
+        localConcurrency: worker.fetchLoops,
+        burstWhenBatchFull: true,
+        pollingIntervalSeconds: worker.pollingIntervalMs / 1000,
+        notifyPollingIntervalSeconds: worker.notifyPollingIntervalMs / 1000,
+      },
+      async (jobs) => {
+        await this.executor.start(jobs, (inMs) => this.wakeIn(inMs), lane);
+        await room();
+      },
+    );
+    return { queue, id };
   }
 
   /**
@@ -86,7 +115,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   private wakeIn(ms: number): void {
     const timer = setTimeout(() => {
       this.wakeTimers.delete(timer);
-      if (this.workId) this.queue.boss.notifyWorker(this.workId);
+      for (const { id } of this.workIds) this.queue.boss.notifyWorker(id);
     }, ms + 5);
     timer.unref();
     this.wakeTimers.add(timer);

@@ -155,7 +155,7 @@ function jsonLines(output: string): Record<string, unknown>[] {
 
 /** What main.ts prints with console.log, before or outside the structured logger. */
 const BANNER_LINE =
-  /^(dueline[: ]|database: |migrations[: ]|Swagger UI: |admin token |create a tenant: )/;
+  /^(dueline[: ]|database: |migrations[: ]|console: |Swagger UI: |admin token |create a tenant: )/;
 
 describe('node dist/src/main.js, as a newcomer runs it', () => {
   const marker = `marker-${randomBytes(6).toString('hex')}`;
@@ -195,6 +195,7 @@ describe('node dist/src/main.js, as a newcomer runs it', () => {
     const stdout = first.stdout();
 
     expect(stdout).toMatch(new RegExp(`^Swagger UI: http://\\S+:${first.port}/docs\\s`, 'm'));
+    expect(stdout).toMatch(new RegExp(`^console: http://\\S+:${first.port}/console\\s`, 'm'));
     const printed = printedAdminToken(stdout);
     const stored = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
     expect(printed.path).toBe(join(dataDir, 'admin-token'));

@@ -58,6 +58,8 @@ describe('runs API', () => {
         finishedAt: null,
         priority: 'normal',
         startDeadline: null,
+        // A manual run fires at once: its planned instant is its instant.
+        firesAt: res.body.scheduledAt,
         estimatedStartAt: null,
         links: {
           self: `/runs/${res.body.id}`,

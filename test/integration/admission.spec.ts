@@ -24,12 +24,28 @@ describe('admission: waiting runs cost nothing and start in order', () => {
       ...quotas,
     });
     const targetId = await w.createTarget({ apiKey: tenant.apiKey });
-    const schedules: string[] = [];
-    for (let i = 0; i < count; i++) {
-      schedules.push(
-        await w.createSchedule(targetId, { runAt: at.toISOString(), ...body }, tenant.apiKey),
-      );
+    // One request for them all, so a busy machine cannot make the instant pass meanwhile.
+    const res = await w.auth(w.t.http.post('/schedules/batch'), tenant.apiKey).send({
+      items: Array.from({ length: count }, (_, i) => ({
+        idempotencyKey: randomUUID(),
+        schedule: {
+          name: `flood-${i}`,
+          targetId,
+          runAt: at.toISOString(),
+          overlapPolicy: 'allow',
+          ...body,
+        },
+      })),
+    });
+    if (
+      res.status !== 200 ||
+      res.body.items.some((item: { status: number }) => item.status !== 201)
+    ) {
+      throw new Error(`flood: ${res.status} ${res.text}`);
     }
+    const schedules: string[] = res.body.items.map(
+      (item: { schedule: { id: string } }) => item.schedule.id,
+    );
     return { tenant, schedules };
   };
   const runsOf = async (schedules: string[]) =>

@@ -70,9 +70,10 @@ describe('migrations', () => {
       await runner.query(`SET session_replication_role = replica`);
       const insert = (reason: string) =>
         runner.query(
-          `INSERT INTO occurrences (tenant_id, schedule_id, revision, scheduled_at, scheduled_local,
-                                    state, reason, max_attempts, retry_deadline)
-           VALUES (gen_random_uuid(), gen_random_uuid(), 1, now(), 'x', 'SKIPPED', $1, 1, now())`,
+          `INSERT INTO occurrences (tenant_id, schedule_id, revision, scheduled_at, fires_at,
+                                    scheduled_local, state, reason, max_attempts, retry_deadline)
+           VALUES (gen_random_uuid(), gen_random_uuid(), 1, now(), now(), 'x', 'SKIPPED', $1, 1,
+                   now())`,
           [reason],
         );
       try {

@@ -377,7 +377,8 @@ describe('poller: due-time discovery and durable dispatch', () => {
     const env = { DATABASE_URL: api.database.url, POLLER_LEASE_SECONDS: '2' };
     const pollers: TestApp[] = [];
     try {
-      const make = await tenantWithTarget(api);
+      // 150 runs a second: the tenant's rate must allow that much projected load.
+      const make = await tenantWithTarget(api, { dispatchRatePerSecond: 1000 });
       const schedules: Array<{ id: string }> = [];
       for (let i = 0; i < 150; i++) {
         schedules.push(

@@ -74,8 +74,9 @@ export class PlannedInstantDto {
   @ApiProperty({ example: '2026-11-01T01:30:00-05:00', description: 'local time with offset' })
   local: string;
   @ApiProperty({ enum: INSTANT_ACTION_CODES }) action: string;
-  @ApiPropertyOptional({ format: 'uuid', nullable: true }) existingRunId: string | null;
-  @ApiPropertyOptional({ nullable: true }) existingState: string | null;
+  @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true }) existingRunId:
+    string | null;
+  @ApiPropertyOptional({ type: String, nullable: true }) existingState: string | null;
 
   static from(p: PlannedInstant): PlannedInstantDto {
     return {
@@ -102,18 +103,27 @@ export class BackfillDto {
   @ApiProperty({ enum: OVERLAP_POLICIES }) overlapPolicy: string;
   @ApiProperty() maxConcurrent: number;
   @ApiProperty({ enum: BACKFILL_ORDERS }) order: string;
-  @ApiProperty({ description: 'instants of the range by what was planned for each' })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'integer' },
+    description: 'instants of the range by what was planned for each',
+  })
   plan: Record<string, number>;
   @ApiProperty({ description: 'instants to run (plan.run + plan.rerun)' }) total: number;
   @ApiProperty({ description: 'of those, how many had their turn' }) processed: number;
   @ApiProperty({ description: 'runs created' }) created: number;
   @ApiProperty({ description: 'instants skipped when their turn came (or cancelled)' })
   skipped: number;
-  @ApiProperty({ description: 'its runs by state', example: { SUCCEEDED: 3, QUEUED: 1 } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'integer' },
+    description: 'its runs by state',
+    example: { SUCCEEDED: 3, QUEUED: 1 },
+  })
   runs: Record<string, number>;
-  @ApiProperty({ nullable: true }) requestedByApiKeyId: string | null;
+  @ApiProperty({ type: String, nullable: true }) requestedByApiKeyId: string | null;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
-  @ApiProperty({ format: 'date-time', nullable: true }) finishedAt: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) finishedAt: string | null;
   @ApiProperty({ example: { self: '/backfills/…', runs: '/runs?trigger=backfill&scheduleId=…' } })
   links: { self: string; runs: string };
 

@@ -41,7 +41,7 @@ export class CalendarDto {
 
 export class CalendarPageDto {
   @ApiProperty({ type: [CalendarDto] }) items: CalendarDto[];
-  @ApiProperty({ nullable: true }) nextCursor: string | null;
+  @ApiProperty({ type: String, nullable: true }) nextCursor: string | null;
 }
 
 export class ListCalendarsQueryDto extends PageQueryDto {}

@@ -53,7 +53,7 @@ export class CompleteRunDto {
   @IsBoolean()
   retryable?: boolean;
 
-  @ApiPropertyOptional({ maxLength: MAX_ATTEMPT_ERROR_LENGTH, nullable: true })
+  @ApiPropertyOptional({ type: String, maxLength: MAX_ATTEMPT_ERROR_LENGTH, nullable: true })
   @ValidateIf((_object, value) => value !== undefined && value !== null)
   @IsString()
   @MaxLength(MAX_ATTEMPT_ERROR_LENGTH)

@@ -21,8 +21,8 @@ const iso = (date: Date | null): string | null => date?.toISOString() ?? null;
 
 class CoalescedDto {
   @ApiProperty({ description: 'missed instants folded into this run' }) count: number;
-  @ApiProperty({ format: 'date-time', nullable: true }) first: string | null;
-  @ApiProperty({ format: 'date-time', nullable: true }) last: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) first: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) last: string | null;
 }
 
 class RunLinksDto {
@@ -46,12 +46,17 @@ export class RunDto {
   scheduledLocal: string;
   @ApiProperty({ enum: RUN_STATES }) state: string;
   @ApiProperty({
+    type: String,
     enum: RUN_REASON_CODES,
     nullable: true,
     description: `Why it is in this state, as a machine code (null where there is no why):\n${REASONS_DESCRIBED}`,
   })
   reason: RunReason | null;
-  @ApiProperty({ nullable: true, description: 'free text beside the reason (an error message)' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'free text beside the reason (an error message)',
+  })
   reasonDetail: string | null;
   @ApiProperty({ enum: RUN_TRIGGERS }) trigger: string;
   @ApiProperty({
@@ -62,24 +67,40 @@ export class RunDto {
       'operation (it may answer with its stored result rather than act again)',
   })
   idempotencyKey: string;
-  @ApiProperty({ format: 'uuid', nullable: true, description: 'the run this one replays' })
+  @ApiProperty({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    description: 'the run this one replays',
+  })
   replayOf: string | null;
   @ApiProperty() attemptCount: number;
   @ApiProperty() maxAttempts: number;
   @ApiProperty({ description: 'raised by every claim' }) fencingToken: number;
-  @ApiProperty({ format: 'date-time', nullable: true }) leaseUntil: string | null;
-  @ApiProperty({ format: 'date-time', nullable: true }) nextAttemptAt: string | null;
-  @ApiProperty({ format: 'date-time', nullable: true }) cancelRequestedAt: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) leaseUntil: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) nextAttemptAt: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) cancelRequestedAt:
+    string | null;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
-  @ApiProperty({ format: 'date-time', nullable: true }) finishedAt: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) finishedAt: string | null;
   @ApiProperty({ enum: RUN_PRIORITIES }) priority: string;
   @ApiProperty({
+    type: String,
     format: 'date-time',
     nullable: true,
     description: 'past this instant the run is SKIPPED (deadline_exceeded) instead of started',
   })
   startDeadline: string | null;
   @ApiProperty({
+    type: String,
+    format: 'date-time',
+    description:
+      "the planned fire instant: scheduledAt (the run's identity), or a deterministic instant " +
+      "within the schedule's flexibleWindowSeconds after it; the run never starts before it",
+  })
+  firesAt: string;
+  @ApiProperty({
+    type: String,
     format: 'date-time',
     nullable: true,
     description:
@@ -114,6 +135,7 @@ export class RunDto {
       finishedAt: iso(run.finishedAt),
       priority: run.priority,
       startDeadline: iso(run.startDeadline),
+      firesAt: run.firesAt.toISOString(),
       estimatedStartAt: iso(run.estimatedStartAt),
       ...(run.coalesced
         ? {
@@ -136,13 +158,18 @@ export class RunDto {
 export class AttemptDto {
   @ApiProperty() attemptNo: number;
   @ApiProperty({ format: 'date-time' }) startedAt: string;
-  @ApiProperty({ format: 'date-time', nullable: true }) endedAt: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) endedAt: string | null;
   @ApiProperty() fencingToken: number;
-  @ApiProperty({ enum: ATTEMPT_OUTCOMES, nullable: true, description: 'null while in flight' })
+  @ApiProperty({
+    type: String,
+    enum: ATTEMPT_OUTCOMES,
+    nullable: true,
+    description: 'null while in flight',
+  })
   outcome: string | null;
-  @ApiProperty({ nullable: true }) httpStatus: number | null;
-  @ApiProperty({ nullable: true }) error: string | null;
-  @ApiProperty({ nullable: true }) durationMs: number | null;
+  @ApiProperty({ type: Number, nullable: true }) httpStatus: number | null;
+  @ApiProperty({ type: String, nullable: true }) error: string | null;
+  @ApiProperty({ type: Number, nullable: true }) durationMs: number | null;
 
   static from(attempt: Attempt): AttemptDto {
     return {
@@ -168,7 +195,7 @@ export class RunDetailDto extends RunDto {
 
 export class RunPageDto {
   @ApiProperty({ type: [RunDto] }) items: RunDto[];
-  @ApiProperty({ nullable: true, description: 'pass as ?cursor= for the next page' })
+  @ApiProperty({ type: String, nullable: true, description: 'pass as ?cursor= for the next page' })
   nextCursor: string | null;
 }
 
@@ -194,7 +221,8 @@ export class ClaimResponseDto {
   fencingToken: number;
   @ApiProperty({ format: 'date-time' }) leaseUntil: string;
   @ApiProperty({ description: '1-based attempt number' }) attempt: number;
-  @ApiProperty({ example: { report: 'daily' } }) payload: Record<string, unknown>;
+  @ApiProperty({ type: 'object', additionalProperties: true, example: { report: 'daily' } })
+  payload: Record<string, unknown>;
   @ApiProperty({ format: 'uuid' }) scheduleId: string;
   @ApiProperty({ format: 'date-time' }) scheduledAt: string;
 
@@ -224,6 +252,6 @@ export class CompleteResponseDto {
   @ApiProperty({ format: 'uuid' }) runId: string;
   @ApiProperty({ enum: RUN_STATES }) state: string;
   @ApiProperty({ enum: RUN_REASON_CODES, nullable: true }) reason: RunReason | null;
-  @ApiProperty({ nullable: true }) reasonDetail: string | null;
-  @ApiProperty({ format: 'date-time', nullable: true }) nextAttemptAt: string | null;
+  @ApiProperty({ type: String, nullable: true }) reasonDetail: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) nextAttemptAt: string | null;
 }

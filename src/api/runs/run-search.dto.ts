@@ -191,9 +191,9 @@ export class BulkOperationDto {
   @ApiProperty() processed: number;
   @ApiProperty({ description: 'replayed, or cancelled (or asked to stop)' }) succeeded: number;
   @ApiProperty({ description: 'left as they were, each with why (see items)' }) skipped: number;
-  @ApiProperty({ nullable: true }) requestedByApiKeyId: string | null;
+  @ApiProperty({ type: String, nullable: true }) requestedByApiKeyId: string | null;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
-  @ApiProperty({ format: 'date-time', nullable: true }) finishedAt: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) finishedAt: string | null;
   @ApiProperty({ example: { self: '/bulk-operations/…', items: '/bulk-operations/…/items' } })
   links: { self: string; items: string };
 
@@ -219,9 +219,14 @@ export class BulkOperationDto {
 
 export class BulkItemDto {
   @ApiProperty({ format: 'uuid' }) runId: string;
-  @ApiProperty({ enum: BULK_OUTCOME_CODES, nullable: true, description: 'null: not yet processed' })
+  @ApiProperty({
+    type: String,
+    enum: BULK_OUTCOME_CODES,
+    nullable: true,
+    description: 'null: not yet processed',
+  })
   outcome: string | null;
-  @ApiProperty({ format: 'uuid', nullable: true, description: 'the replay run' })
+  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'the replay run' })
   resultRunId: string | null;
 
   static from(item: BulkItem): BulkItemDto {
@@ -231,5 +236,5 @@ export class BulkItemDto {
 
 export class BulkItemPageDto {
   @ApiProperty({ type: [BulkItemDto] }) items: BulkItemDto[];
-  @ApiProperty({ nullable: true }) nextCursor: string | null;
+  @ApiProperty({ type: String, nullable: true }) nextCursor: string | null;
 }

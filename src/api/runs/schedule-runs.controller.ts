@@ -8,7 +8,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { ApiProblems, decodeCursor, encodeCursor } from '../../common';
+import { ApiProblems, decodeCursor, encodeCursor, RESPONSE_HEADERS } from '../../common';
 import { OccurrencesService } from '../../occurrences';
 import { SchedulesService } from '../../schedules';
 import type { Tenant } from '../../tenants';
@@ -52,7 +52,7 @@ export class ScheduleRunsController {
 
   @Post(':id/trigger')
   @ApiOperation({ summary: 'One manual run now (due at once, by the database clock)' })
-  @ApiCreatedResponse({ type: RunDto, headers: { Location: {} } })
+  @ApiCreatedResponse({ type: RunDto, headers: { Location: RESPONSE_HEADERS.Location } })
   @ApiProblems(409)
   async trigger(
     @CurrentTenant() tenant: Tenant,

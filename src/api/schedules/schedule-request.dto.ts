@@ -72,6 +72,7 @@ export const EVERY_PATTERN = /^(?:(\d{1,6})d)?(?:(\d{1,6})h)?(?:(\d{1,7})m)?(?:(
 /** The recurrence fields that a preview shares with a schedule (beside cron and timezone). */
 class RecurrenceExtrasDto {
   @ApiPropertyOptional({
+    type: String,
     example: '90m',
     nullable: true,
     description:
@@ -86,6 +87,7 @@ class RecurrenceExtrasDto {
   every?: string | null;
 
   @ApiPropertyOptional({
+    type: String,
     format: 'date-time',
     nullable: true,
     description: 'With every: the first run; later runs are anchorAt + k × every (default: now)',
@@ -111,6 +113,7 @@ class RecurrenceExtrasDto {
   excludeDates?: string[] | null;
 
   @ApiPropertyOptional({
+    type: String,
     format: 'uuid',
     nullable: true,
     description: "One of the tenant's calendars (POST /calendars) whose dates are excluded",
@@ -121,6 +124,7 @@ class RecurrenceExtrasDto {
   calendarId?: string | null;
 
   @ApiPropertyOptional({
+    type: Number,
     nullable: true,
     minimum: 1,
     maximum: SCHEDULE_LIMITS.maxRuns,
@@ -139,6 +143,8 @@ class RecurrenceExtrasDto {
 /** Fields shared by create and edit; on edit every field is optional. */
 export class ScheduleFieldsDto extends RecurrenceExtrasDto {
   @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
     description: 'JSON object sent to the target (at most 64 KiB)',
     example: { report: 'daily' },
   })
@@ -147,6 +153,8 @@ export class ScheduleFieldsDto extends RecurrenceExtrasDto {
   payload?: Record<string, unknown>;
 
   @ApiPropertyOptional({
+    type: String,
+    nullable: true,
     format: 'date-time',
     example: '2027-01-01T09:00:00Z',
     description: 'One-time: xor cron',
@@ -156,7 +164,12 @@ export class ScheduleFieldsDto extends RecurrenceExtrasDto {
   @IsISO8601({ strict: true })
   runAt?: string | null;
 
-  @ApiPropertyOptional({ example: '0 9 * * *', description: '5 fields, or 6 with seconds first' })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: '0 9 * * *',
+    description: '5 fields, or 6 with seconds first',
+  })
   @IsOptional()
   @ValidateIf((_, v) => v !== null)
   @IsString()
@@ -164,7 +177,12 @@ export class ScheduleFieldsDto extends RecurrenceExtrasDto {
   @NoControlCharacters()
   cron?: string | null;
 
-  @ApiPropertyOptional({ example: 'Europe/Berlin', description: 'IANA timezone, with cron' })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: 'Europe/Berlin',
+    description: 'IANA timezone, with cron',
+  })
   @IsOptional()
   @ValidateIf((_, v) => v !== null)
   @IsString()
@@ -178,13 +196,13 @@ export class ScheduleFieldsDto extends RecurrenceExtrasDto {
   @Type(() => DstPolicyDto)
   dstPolicy?: DstPolicyDto;
 
-  @ApiPropertyOptional({ format: 'date-time' })
+  @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true })
   @IsOptional()
   @ValidateIf((_, v) => v !== null)
   @IsISO8601({ strict: true })
   startAt?: string | null;
 
-  @ApiPropertyOptional({ format: 'date-time' })
+  @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true })
   @IsOptional()
   @ValidateIf((_, v) => v !== null)
   @IsISO8601({ strict: true })
@@ -226,6 +244,7 @@ export class ScheduleFieldsDto extends RecurrenceExtrasDto {
   priority?: RunPriority;
 
   @ApiPropertyOptional({
+    type: Number,
     nullable: true,
     minimum: 1,
     maximum: SCHEDULE_LIMITS.maxStartDeadlineSeconds,
@@ -240,6 +259,7 @@ export class ScheduleFieldsDto extends RecurrenceExtrasDto {
   startDeadlineSeconds?: number | null;
 
   @ApiPropertyOptional({
+    type: Number,
     nullable: true,
     minimum: 1,
     maximum: 100,
@@ -257,6 +277,8 @@ export class ScheduleFieldsDto extends RecurrenceExtrasDto {
   pauseAfterConsecutiveFailures?: number | null;
 
   @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string' },
     example: { team: 'billing' },
     description:
       `Up to ${SCHEDULE_LIMITS.maxLabels} key/value labels; filter with GET /schedules?label=key:value. ` +
@@ -265,6 +287,21 @@ export class ScheduleFieldsDto extends RecurrenceExtrasDto {
   @IsOptional()
   @IsObject()
   labels?: Record<string, string>;
+
+  @ApiPropertyOptional({
+    minimum: 0,
+    maximum: SCHEDULE_LIMITS.maxFlexibleWindowSeconds,
+    default: 0,
+    description:
+      'Each run may fire at a planned instant up to this many seconds after its nominal one ' +
+      '(deterministic per schedule and instant, never before it; shown as firesAt), to spread ' +
+      'minute-boundary bursts. 0: exactly on time. Must be shorter than the gap between two runs.',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(SCHEDULE_LIMITS.maxFlexibleWindowSeconds)
+  flexibleWindowSeconds?: number;
 }
 
 export class CreateScheduleDto extends ScheduleFieldsDto {

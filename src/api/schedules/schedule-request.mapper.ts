@@ -44,6 +44,9 @@ function fields(dto: ScheduleFieldsDto): ScheduleEdit {
   if (dto.pauseAfterConsecutiveFailures !== undefined) {
     out.pauseAfterConsecutiveFailures = dto.pauseAfterConsecutiveFailures;
   }
+  if (dto.flexibleWindowSeconds !== undefined) {
+    out.flexibleWindowSeconds = dto.flexibleWindowSeconds ?? 0;
+  }
   return out;
 }
 

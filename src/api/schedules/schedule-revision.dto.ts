@@ -4,14 +4,37 @@ import { REVISION_CHANGES, type ScheduleRevision } from '../../schedules';
 
 class FieldChangeDto {
   @ApiProperty({ example: 'cron' }) field: string;
-  @ApiProperty({ example: '0 9 * * *', nullable: true }) from: unknown;
-  @ApiProperty({ example: '0 10 * * *', nullable: true }) to: unknown;
+  @ApiProperty({
+    oneOf: [
+      { type: 'string' },
+      { type: 'number' },
+      { type: 'boolean' },
+      { type: 'object' },
+      { type: 'array', items: {} },
+    ],
+    example: '0 9 * * *',
+    nullable: true,
+  })
+  from: unknown;
+  @ApiProperty({
+    oneOf: [
+      { type: 'string' },
+      { type: 'number' },
+      { type: 'boolean' },
+      { type: 'object' },
+      { type: 'array', items: {} },
+    ],
+    example: '0 10 * * *',
+    nullable: true,
+  })
+  to: unknown;
 }
 
 export class RevisionDto {
   @ApiProperty({ example: 2 }) revision: number;
   @ApiProperty({ enum: REVISION_CHANGES }) change: string;
   @ApiProperty({
+    type: String,
     nullable: true,
     example: '3f9a0c1b2d4e5f60',
     description: 'the public id of the API key that made the change; null: dueline made it',
@@ -20,10 +43,13 @@ export class RevisionDto {
   @ApiProperty({ format: 'date-time' }) changedAt: string;
   @ApiProperty({ type: [FieldChangeDto] }) changes: FieldChangeDto[];
   @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
     description: 'the definition and status this revision left (field names as on a schedule)',
   })
   definition: Record<string, unknown>;
-  @ApiProperty({ nullable: true, description: 'why dueline made the change' }) note: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'why dueline made the change' }) note:
+    string | null;
 
   static from(revision: ScheduleRevision): RevisionDto {
     return {
@@ -40,7 +66,7 @@ export class RevisionDto {
 
 export class RevisionPageDto {
   @ApiProperty({ type: [RevisionDto] }) items: RevisionDto[];
-  @ApiProperty({ nullable: true }) nextCursor: string | null;
+  @ApiProperty({ type: String, nullable: true }) nextCursor: string | null;
 }
 
 /**

@@ -27,6 +27,7 @@ import {
   decodeCursor,
   DomainError,
   encodeCursor,
+  RESPONSE_HEADERS,
 } from '../../common';
 import { type Actor, type CreateRequest, SchedulesService } from '../../schedules';
 import type { Tenant } from '../../tenants';
@@ -75,7 +76,10 @@ export class SchedulesController {
     required: true,
     description: 'replays the first answer for the same body',
   })
-  @ApiCreatedResponse({ type: ScheduleDto, headers: { Location: {}, ETag: {} } })
+  @ApiCreatedResponse({
+    type: ScheduleDto,
+    headers: { Location: RESPONSE_HEADERS.Location, ETag: RESPONSE_HEADERS.ETag },
+  })
   @ApiProblems(403, 404, 413, 422)
   async create(
     @CurrentTenant() tenant: Tenant,
@@ -173,7 +177,7 @@ export class SchedulesController {
 
   @Get(':id')
   @ApiOperation({ summary: 'Read a schedule; ETag carries its revision' })
-  @ApiOkResponse({ type: ScheduleDto, headers: { ETag: {} } })
+  @ApiOkResponse({ type: ScheduleDto, headers: { ETag: RESPONSE_HEADERS.ETag } })
   @ApiProblems(404)
   async get(
     @CurrentTenant() tenant: Tenant,
@@ -203,7 +207,7 @@ export class SchedulesController {
     summary: 'Edit, pause (status: paused), resume (active) or cancel; needs If-Match',
   })
   @ApiHeader({ name: 'If-Match', required: true, description: 'the revision you read, e.g. "3"' })
-  @ApiOkResponse({ type: ScheduleDto, headers: { ETag: {} } })
+  @ApiOkResponse({ type: ScheduleDto, headers: { ETag: RESPONSE_HEADERS.ETag } })
   @ApiProblems(404, 409, 413, 428)
   async update(
     @CurrentTenant() tenant: Tenant,

@@ -120,6 +120,7 @@ export class CreateTargetDto {
   deduplicates?: boolean;
 
   @ApiPropertyOptional({
+    type: String,
     minLength: L.minSecretLength,
     maxLength: L.maxSecretLength,
     writeOnly: true,
@@ -187,6 +188,7 @@ export class UpdateTargetDto {
   deduplicates?: boolean;
 
   @ApiPropertyOptional({
+    type: String,
     minLength: L.minSecretLength,
     maxLength: L.maxSecretLength,
     writeOnly: true,

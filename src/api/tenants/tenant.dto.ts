@@ -37,6 +37,20 @@ export class TenantQuotasDto {
   @Min(1)
   @Max(100_000)
   maxConcurrentRuns?: number;
+
+  @ApiPropertyOptional({
+    example: 1,
+    minimum: 1,
+    maximum: 1000,
+    description:
+      "Fair share: while the workers cannot run everything admitted, the tenants' runs share " +
+      'the worker slots in proportion to their weights (default 1)',
+  })
+  @OptionalNotNull()
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  weight?: number;
 }
 
 export class CreateTenantDto {
@@ -79,6 +93,9 @@ export class TenantQuotasViewDto {
 
   @ApiProperty({ example: 50 })
   maxConcurrentRuns: number;
+
+  @ApiProperty({ example: 1 })
+  weight: number;
 }
 
 export class TenantDto {

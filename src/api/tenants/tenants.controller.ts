@@ -8,6 +8,8 @@ import {
 } from '@nestjs/swagger';
 import { AdminOnly, ApiProblems } from '../../common';
 import { TenantsService } from '../../tenants';
+import { UsageService } from '../../usage';
+import { UsageDto } from '../usage/usage.dto';
 import { ResourceIdPipe } from '../common/resource-id.pipe';
 import { CreatedTenantDto, CreateTenantDto, TenantDto, UpdateTenantDto } from './tenant.dto';
 
@@ -19,7 +21,10 @@ const tenantId = new ResourceIdPipe('tenant');
 @Controller('tenants')
 @ApiProblems(400, 401)
 export class TenantsController {
-  constructor(private readonly tenants: TenantsService) {}
+  constructor(
+    private readonly tenants: TenantsService,
+    private readonly usage: UsageService,
+  ) {}
 
   @Post()
   @ApiOperation({ summary: 'Create a tenant with quotas; returns its API key once' })
@@ -35,6 +40,14 @@ export class TenantsController {
   @ApiProblems(404)
   async get(@Param('id', tenantId) id: string): Promise<TenantDto> {
     return TenantDto.from(await this.tenants.get(id));
+  }
+
+  @Get(':id/usage')
+  @ApiOperation({ summary: "A tenant's usage, as its own GET /usage shows it" })
+  @ApiOkResponse({ type: UsageDto })
+  @ApiProblems(404)
+  async getUsage(@Param('id', tenantId) id: string): Promise<UsageDto> {
+    return UsageDto.from(await this.usage.of(await this.tenants.get(id)));
   }
 
   @Patch(':id')

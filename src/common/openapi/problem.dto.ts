@@ -37,6 +37,7 @@ const DESCRIPTIONS: Record<number, string> = {
   422: 'Idempotency-Key reused with a different body',
   428: 'If-Match required',
   429: 'Rate limited (see Retry-After)',
+  503: 'Not ready: the database or the queue is unreachable',
 };
 
 /** Documents error answers as RFC 9457 problem documents. */
@@ -53,3 +54,12 @@ export function ApiProblems(...statuses: number[]): MethodDecorator & ClassDecor
     ),
   );
 }
+
+/** Response headers as OpenAPI wants them (each with its schema). */
+export const RESPONSE_HEADERS = {
+  Location: { description: 'the created resource', schema: { type: 'string' } },
+  ETag: {
+    description: 'the revision, quoted; send it back as If-Match',
+    schema: { type: 'string', example: '"1"' },
+  },
+} as const;

@@ -11,8 +11,10 @@ export type DomainErrorCode =
   | 'precondition_required'
   | 'idempotency_key_reused'
   | 'quota_exceeded'
+  | 'load_exceeded'
   | 'rate_limited'
-  | 'payload_too_large';
+  | 'payload_too_large'
+  | 'unavailable';
 
 export interface FieldError {
   field: string;
@@ -85,6 +87,24 @@ export class QuotaExceededError extends DomainError {
   }
 }
 
+/**
+ * A schedule that would make the tenant's busiest projected minute need more runs than its
+ * dispatchRatePerSecond allows in a minute: refused rather than absorbed as lateness.
+ */
+export class LoadExceededError extends DomainError {
+  readonly code = 'load_exceeded';
+  constructor(minute: Date, projectedRuns: number, allowedRuns: number) {
+    super(
+      `the schedule would make the minute starting ${minute.toISOString()} need ` +
+        `${projectedRuns} runs; the tenant's dispatchRatePerSecond allows ${allowedRuns} a ` +
+        'minute (priority "low" schedules are exempt: they agree to wait)',
+    );
+    this.extensions.minute = minute.toISOString();
+    this.extensions.projectedRuns = projectedRuns;
+    this.extensions.allowedRuns = allowedRuns;
+  }
+}
+
 export class RateLimitedError extends DomainError {
   readonly code = 'rate_limited';
   constructor(readonly retryAfterSeconds: number) {
@@ -94,4 +114,19 @@ export class RateLimitedError extends DomainError {
 
 export class PayloadTooLargeError extends DomainError {
   readonly code = 'payload_too_large';
+}
+
+/**
+ * The database could not be reached in time (no primary during a failover, a server that does
+ * not answer). The request may or may not have taken effect: retry it (with its Idempotency-Key
+ * for a create) after `retryAfterSeconds`.
+ */
+export class ServiceUnavailableError extends DomainError {
+  readonly code = 'unavailable';
+  constructor(
+    detail: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(detail);
+  }
 }

@@ -1,7 +1,8 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { errorSummary } from '../error-summary';
-import { DomainError, FieldError } from './domain-errors';
+import { isDatabaseUnavailable, UNAVAILABLE_RETRY_AFTER_SECONDS } from './database-unavailable';
+import { DomainError, FieldError, ServiceUnavailableError } from './domain-errors';
 import { Problem, PROBLEM_CONTENT_TYPE, problemType } from './problem';
 
 interface Mapped {
@@ -22,8 +23,14 @@ export class ProblemFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const request = http.getRequest<Request>();
     const response = http.getResponse<Response>();
+    // The request deadline answered already; the handler's late answer has nowhere to go.
+    if (response.headersSent && (error as { code?: unknown }).code === 'ERR_HTTP_HEADERS_SENT') {
+      return;
+    }
     const { problem, headers } = this.map(error);
-    if (problem.status >= 500) {
+    if (problem.status === 503) {
+      this.logger.warn({ err: errorSummary(error), path: request.path }, 'request unavailable');
+    } else if (problem.status >= 500) {
       const stack = error instanceof Error ? error.stack : undefined;
       this.logger.error(
         { err: { ...errorSummary(error), stack }, path: request.path },
@@ -38,6 +45,8 @@ export class ProblemFilter implements ExceptionFilter {
   private map(error: unknown): Mapped {
     if (error instanceof DomainError) return mapDomainError(error);
     if (error instanceof HttpException) return mapHttpException(error);
+    // A database that is away is not our bug: 503 and when to come back, never a 500.
+    if (isDatabaseUnavailable(error)) return mapDomainError(databaseUnavailable());
     const bodyParserError = mapBodyParserError(error);
     if (bodyParserError) return bodyParserError;
     return {
@@ -49,6 +58,14 @@ export class ProblemFilter implements ExceptionFilter {
       },
     };
   }
+}
+
+/** What a request learns when the database is away (its cause stays in the log). */
+export function databaseUnavailable(): ServiceUnavailableError {
+  return new ServiceUnavailableError(
+    'the database is unavailable (no writable server reachable); retry later',
+    UNAVAILABLE_RETRY_AFTER_SECONDS,
+  );
 }
 
 /** The problem document of a domain error (a batch item's, or a whole answer's). */
@@ -89,6 +106,8 @@ function mapDomainError(error: DomainError): Mapped {
       return { problem: base(422, 'idempotency-key-reused', 'Idempotency-Key reused') };
     case 'quota_exceeded':
       return { problem: base(403, 'quota-exceeded', 'Quota exceeded') };
+    case 'load_exceeded':
+      return { problem: base(422, 'load-exceeded', 'Projected load exceeds the dispatch rate') };
     case 'rate_limited': {
       const seconds = (error as unknown as { retryAfterSeconds: number }).retryAfterSeconds;
       return {
@@ -98,6 +117,13 @@ function mapDomainError(error: DomainError): Mapped {
     }
     case 'payload_too_large':
       return { problem: base(413, 'payload-too-large', 'Payload Too Large') };
+    case 'unavailable': {
+      const seconds = (error as unknown as { retryAfterSeconds: number }).retryAfterSeconds;
+      return {
+        problem: base(503, 'unavailable', 'Service Unavailable'),
+        headers: { 'Retry-After': String(seconds) },
+      };
+    }
     default: {
       const unreachable: never = error.code;
       throw new Error(`unmapped domain error ${String(unreachable)}`);

@@ -1,4 +1,5 @@
 import { planDispatch, SKIP_GRACE_MS } from '../../../src/poller/dispatch-plan';
+import { plannedFireAt } from '../../../src/schedules';
 import type { Schedule } from '../../../src/schedules/schedule';
 
 const base: Schedule = {
@@ -37,6 +38,7 @@ const base: Schedule = {
   runCount: 0,
   pausedReason: null,
   pausedNote: null,
+  flexibleWindowSeconds: 0,
   nextDueAt: null,
   createdAt: new Date(0),
   updatedAt: new Date(0),
@@ -248,5 +250,39 @@ describe('planDispatch', () => {
     const run = plan.occurrences.find((o) => o.state === 'QUEUED')!;
     expect(run.scheduledAt).toEqual(at('2027-01-03T00:00:00Z'));
     expect(run.coalescedCount).toBeGreaterThan(1000);
+  });
+});
+
+describe('planDispatch with a flexible window', () => {
+  const windowed: Schedule = { ...base, flexibleWindowSeconds: 30 };
+  const nominal = at('2027-01-01T10:00:00Z');
+  const fire = plannedFireAt(windowed.id, nominal, 30);
+
+  it('plans the nominal instant when its entry comes due at the planned fire instant', () => {
+    const plan = planDispatch(windowed, fire, new Date(fire.getTime() + 5), idle);
+    expect(summary(plan)).toEqual([['10:00', 'QUEUED', null, true]]);
+    expect(plan.occurrences[0].scheduledAt).toEqual(nominal);
+    expect(plan.occurrences[0].firesAt).toEqual(fire);
+    expect(plan.nextDueAt).toEqual(at('2027-01-01T10:01:00Z'));
+    expect(plan.nextFiresAt).toEqual(plannedFireAt(windowed.id, at('2027-01-01T10:01:00Z'), 30));
+  });
+
+  it('never plans an instant whose planned fire instant has not come', () => {
+    // The poller is late for 10:00 and it is now 10:01 + 1 ms: 10:01 fires later in its window.
+    const next = plannedFireAt(windowed.id, at('2027-01-01T10:01:00Z'), 30);
+    const now = new Date(Math.min(next.getTime() - 1, at('2027-01-01T10:01:00.001Z').getTime()));
+    expect(now.getTime()).toBeGreaterThanOrEqual(at('2027-01-01T10:01:00Z').getTime());
+    const plan = planDispatch(windowed, fire, now, idle);
+    expect(plan.occurrences.map((o) => o.scheduledAt)).toEqual([nominal]);
+    expect(plan.nextDueAt).toEqual(at('2027-01-01T10:01:00Z'));
+    expect(plan.nextFiresAt).toEqual(next);
+  });
+
+  it('a one-time run: its entry is due at the planned fire instant', () => {
+    const once: Schedule = { ...windowed, timing: { kind: 'once', runAt: nominal } };
+    const plan = planDispatch(once, fire, fire, idle);
+    expect(plan.occurrences).toHaveLength(1);
+    expect(plan.occurrences[0]).toMatchObject({ scheduledAt: nominal, firesAt: fire });
+    expect(plan.status).toBe('completed');
   });
 });

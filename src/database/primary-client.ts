@@ -1,0 +1,145 @@
+import { Socket } from 'node:net';
+import { Client, type ClientConfig } from 'pg';
+import { urlFor, type DatabaseAddress, type HostPort } from './database-address';
+import {
+  PrimaryLocator,
+  ReadOnlyServerError,
+  type HostProbe,
+  type ProbeResult,
+} from './primary-locator';
+import { PREPARE_WRITE_SESSION, SESSION_IS_WRITABLE } from './primary.sql';
+
+/** The pg options every dueline connection is made with: the locator travels with them. */
+export interface PrimaryClientConfig extends ClientConfig {
+  primaryLocator: PrimaryLocator;
+}
+
+/**
+ * A `pg` client that connects to the locator's writable server and refuses any server that does
+ * not take writes (the read-write check libpq makes for `target_session_attrs=read-write`).
+ * Pools take it as their `Client` (pg-pool's option), so every pooled connection of TypeORM and
+ * pg-boss goes through it; the locator can cut it when its server stops being the primary.
+ */
+export class PrimaryClient extends Client {
+  private readonly locator: PrimaryLocator;
+
+  constructor(config: PrimaryClientConfig) {
+    // `stream` is for clients that cannot be a PrimaryClient (see primarySocket).
+    super({ ...config, stream: undefined });
+    this.locator = config.primaryLocator;
+  }
+
+  override connect(): Promise<Client>;
+  override connect(callback: (err: Error | null, client?: Client) => void): void;
+  override connect(
+    callback?: (err: Error | null, client?: Client) => void,
+  ): Promise<Client> | void {
+    const connecting = this.connectToPrimary();
+    if (!callback) return connecting;
+    connecting.then(
+      (client) => callback(null, client),
+      (error: Error) => callback(error),
+    );
+  }
+
+  private async connectToPrimary(): Promise<Client> {
+    const host = await this.locator.locate();
+    this.host = host.host;
+    this.port = host.port;
+    try {
+      await super.connect();
+    } catch (error) {
+      this.locator.forget(host);
+      throw error;
+    }
+    const untrack = this.locator.track(host, {
+      destroy: (reason) => this.connection.stream.destroy(reason),
+    });
+    this.once('end', untrack);
+    let writable: boolean;
+    try {
+      writable = (await this.query<{ writable: boolean }>(PREPARE_WRITE_SESSION)).rows[0].writable;
+    } catch (error) {
+      this.locator.forget(host);
+      await this.end().catch(() => undefined);
+      throw error;
+    }
+    if (!writable) {
+      this.locator.forget(host);
+      await this.end().catch(() => undefined);
+      throw new ReadOnlyServerError(host);
+    }
+    return this as Client;
+  }
+}
+
+/**
+ * A socket that dials the locator's writable server whatever address it is given. It is for the
+ * one connection we cannot build ourselves: pg-boss's LISTEN client (`new pg.Client(config)`
+ * inside pg-boss) takes its socket from the `stream` option. A standby refuses LISTEN, so it
+ * cannot listen on a read-only server either; the locator cuts it like the others.
+ */
+export function primarySocket(locator: PrimaryLocator): () => Socket {
+  return () => new PrimarySocket(locator);
+}
+
+class PrimarySocket extends Socket {
+  constructor(private readonly locator: PrimaryLocator) {
+    super();
+  }
+
+  override connect(...ignored: unknown[]): this {
+    void ignored;
+    this.locator.locate().then(
+      (host) => {
+        if (this.destroyed) return;
+        const untrack = this.locator.track(host, { destroy: (reason) => this.destroy(reason) });
+        this.once('close', untrack);
+        this.once('error', () => this.locator.forget(host));
+        super.connect(host.port, host.host);
+      },
+      (error: Error) => this.destroy(error),
+    );
+    return this;
+  }
+}
+
+/** Pool options (pg-pool, as TypeORM's `extra` and pg-boss's config) for the locator's primary. */
+export function primaryPoolOptions(locator: PrimaryLocator, connectTimeoutMs: number) {
+  return {
+    Client: PrimaryClient,
+    primaryLocator: locator,
+    connectionTimeoutMillis: connectTimeoutMs,
+  };
+}
+
+/**
+ * A probe over a short-lived connection of its own: writable, read-only, or unreachable within
+ * `timeoutMs` (a server that hangs, stopped or cut off, counts as unreachable).
+ */
+export function connectionProbe(address: DatabaseAddress, timeoutMs: number): HostProbe {
+  return async (host: HostPort): Promise<ProbeResult> => {
+    const client = new Client({
+      connectionString: urlFor(address, host),
+      connectionTimeoutMillis: timeoutMs,
+      application_name: 'dueline-primary-probe',
+    });
+    client.on('error', () => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<ProbeResult>((resolve) => {
+      timer = setTimeout(() => resolve('unreachable'), timeoutMs);
+    });
+    const asked = (async (): Promise<ProbeResult> => {
+      await client.connect();
+      const { rows } = await client.query<{ writable: boolean }>(SESSION_IS_WRITABLE);
+      return rows[0].writable ? 'writable' : 'read-only';
+    })().catch((): ProbeResult => 'unreachable');
+    try {
+      return await Promise.race([asked, deadline]);
+    } finally {
+      clearTimeout(timer);
+      // Never wait on a server that does not answer: drop the socket.
+      client.connection.stream.destroy();
+    }
+  };
+}

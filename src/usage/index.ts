@@ -1,0 +1,3 @@
+export type { ProjectedMinute, TenantUsage } from './usage';
+export { UsageModule } from './usage.module';
+export { BUSIEST_MINUTES, UsageService } from './usage.service';

@@ -1,0 +1,1 @@
+export { CONSOLE_CSP, CONSOLE_PATH, consoleAssets, consoleAssetsDir } from './console-assets';

@@ -1,0 +1,80 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import { eventually } from '../support/eventually';
+
+const ROOT = resolve(__dirname, '../..');
+export const MAIN = join(ROOT, 'dist/src/main.js');
+export const ADMIN_TOKEN = 'failover-admin-token-0123456789';
+
+/** A dueline process (`node dist/src/main.js`), as an operator runs one replica. */
+export class Replica {
+  private exitedWith: string | null = null;
+
+  private constructor(
+    readonly name: string,
+    readonly port: number,
+    private readonly child: ChildProcess,
+  ) {
+    child.once('exit', (code, signal) => (this.exitedWith = `${code ?? signal}`));
+  }
+
+  static async start(name: string, env: Record<string, string>, logDir: string): Promise<Replica> {
+    const port = await freePort();
+    const log = createWriteStream(join(logDir, `${name}.log`));
+    const child = spawn(process.execPath, [MAIN], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH,
+        ADMIN_TOKEN,
+        TARGET_ALLOWED_HOSTS: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+        ...env,
+        PORT: String(port),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout?.pipe(log);
+    child.stderr?.pipe(log);
+    const replica = new Replica(name, port, child);
+    await eventually(
+      async () => {
+        if (replica.exitedWith !== null) {
+          throw new Error(`${name} exited (${replica.exitedWith}); see ${logDir}/${name}.log`);
+        }
+        const res = await fetch(`${replica.url}/health/ready`);
+        if (res.status !== 200) throw new Error(`${name} is not ready (${res.status})`);
+      },
+      { timeoutMs: 60_000, intervalMs: 200, until: () => replica.exitedWith !== null },
+    );
+    return replica;
+  }
+
+  /** How the process ended, if it did (a replica must survive the failover). */
+  exitStatus(): string | null {
+    return this.exitedWith;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** SIGTERM, then the process's own bounded drain. */
+  async stop(): Promise<void> {
+    if (this.exitedWith !== null) return;
+    const exited = new Promise((done) => this.child.once('exit', done));
+    this.child.kill('SIGTERM');
+    const killer = setTimeout(() => this.child.kill('SIGKILL'), 30_000);
+    await exited;
+    clearTimeout(killer);
+  }
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as { port: number };
+  await new Promise((done) => server.close(done));
+  return port;
+}

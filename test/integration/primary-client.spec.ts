@@ -1,0 +1,93 @@
+import { Client } from 'pg';
+import { createServer } from 'node:net';
+import {
+  NoWritableHostError,
+  PrimaryClient,
+  primaryLocatorFor,
+  primarySocket,
+  ReadOnlyServerError,
+} from '../../src/database';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+
+/** PrimaryClient against a real server: the session it hands out, and the ones it refuses. */
+describe('PrimaryClient', () => {
+  let database: TestDatabase;
+  let admin: Client;
+
+  beforeAll(async () => {
+    database = await createTestDatabase({ empty: true });
+    admin = new Client({ connectionString: database.url });
+    await admin.connect();
+  });
+  afterAll(async () => {
+    await admin.end();
+    await database.drop();
+  });
+
+  const connect = async (url = database.url) => {
+    const locator = primaryLocatorFor(url, {
+      connectTimeoutMs: 2000,
+      primaryCheckIntervalMs: 60_000,
+    });
+    const client = new PrimaryClient({ connectionString: url, primaryLocator: locator });
+    await client.connect();
+    return { client, locator };
+  };
+
+  it('holds our sessions to synchronous_commit of at least on, whatever the database says', async () => {
+    await admin.query(`ALTER DATABASE ${database.name} SET synchronous_commit = off`);
+    try {
+      const { client } = await connect();
+      const { rows } = await client.query('SHOW synchronous_commit');
+      expect(rows[0].synchronous_commit).toBe('on');
+      await client.end();
+      await admin.query(`ALTER DATABASE ${database.name} SET synchronous_commit = remote_apply`);
+      const stronger = await connect();
+      const kept = await stronger.client.query('SHOW synchronous_commit');
+      expect(kept.rows[0].synchronous_commit).toBe('remote_apply');
+      await stronger.client.end();
+    } finally {
+      await admin.query(`ALTER DATABASE ${database.name} RESET synchronous_commit`);
+    }
+  });
+
+  it('gives a client it cannot build (pg-boss LISTEN) a socket to the primary, whatever its URL says', async () => {
+    const probe = createServer();
+    await new Promise<void>((done) => probe.listen(0, '127.0.0.1', done));
+    const deadPort = (probe.address() as { port: number }).port;
+    await new Promise((done) => probe.close(done));
+    const real = new URL(database.url);
+    const auth = `${real.username}${real.password ? `:${real.password}` : ''}`;
+    const formation = `postgres://${auth}@127.0.0.1:${deadPort},${real.host}${real.pathname}`;
+    const locator = primaryLocatorFor(formation, {
+      connectTimeoutMs: 2000,
+      primaryCheckIntervalMs: 60_000,
+    });
+    // The URL names the dead host, as pg-boss's config does (its first host); the socket dials
+    // the located primary instead.
+    const client = new Client({
+      connectionString: `postgres://${auth}@127.0.0.1:${deadPort}${real.pathname}`,
+      stream: primarySocket(locator),
+    });
+    await client.connect();
+    const { rows } = await client.query('SELECT current_database() AS db');
+    expect(rows[0].db).toBe(database.name);
+    await client.end();
+  });
+
+  it('refuses a server that turned read-only after it was located', async () => {
+    const { client, locator } = await connect();
+    await client.end();
+    await admin.query(`ALTER DATABASE ${database.name} SET default_transaction_read_only = on`);
+    try {
+      // The locator still has it as the primary; the connection's own check refuses it.
+      const late = new PrimaryClient({ connectionString: database.url, primaryLocator: locator });
+      await expect(late.connect()).rejects.toThrow(ReadOnlyServerError);
+      expect(locator.known()).toBeNull();
+      const again = new PrimaryClient({ connectionString: database.url, primaryLocator: locator });
+      await expect(again.connect()).rejects.toThrow(NoWritableHostError);
+    } finally {
+      await admin.query(`ALTER DATABASE ${database.name} RESET default_transaction_read_only`);
+    }
+  });
+});
