@@ -1139,10 +1139,16 @@ export interface components {
         FieldChangeDto: {
             /** @example cron */
             field: string;
-            /** @example 0 9 * * * */
-            from: (string | number | boolean | Record<string, never> | unknown[]) | null;
-            /** @example 0 10 * * * */
-            to: (string | number | boolean | Record<string, never> | unknown[]) | null;
+            /**
+             * @description the JSON value (null when the field had none)
+             * @example 0 9 * * *
+             */
+            from: string | number | boolean | Record<string, never> | unknown[];
+            /**
+             * @description the JSON value (null when the field had none)
+             * @example 0 10 * * *
+             */
+            to: string | number | boolean | Record<string, never> | unknown[];
         };
         RevisionDto: {
             /** @example 2 */

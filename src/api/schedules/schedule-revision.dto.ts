@@ -2,32 +2,22 @@ import { ApiProperty } from '@nestjs/swagger';
 import { NotFoundError } from '../../common';
 import { REVISION_CHANGES, type ScheduleRevision } from '../../schedules';
 
+/** A field's JSON value before or after a change: any JSON, null when the field had none. */
+const FIELD_VALUE = {
+  oneOf: [
+    { type: 'string' },
+    { type: 'number' },
+    { type: 'boolean' },
+    { type: 'object' },
+    { type: 'array', items: {} },
+  ],
+  description: 'the JSON value (null when the field had none)',
+};
+
 class FieldChangeDto {
   @ApiProperty({ example: 'cron' }) field: string;
-  @ApiProperty({
-    oneOf: [
-      { type: 'string' },
-      { type: 'number' },
-      { type: 'boolean' },
-      { type: 'object' },
-      { type: 'array', items: {} },
-    ],
-    example: '0 9 * * *',
-    nullable: true,
-  })
-  from: unknown;
-  @ApiProperty({
-    oneOf: [
-      { type: 'string' },
-      { type: 'number' },
-      { type: 'boolean' },
-      { type: 'object' },
-      { type: 'array', items: {} },
-    ],
-    example: '0 10 * * *',
-    nullable: true,
-  })
-  to: unknown;
+  @ApiProperty({ ...FIELD_VALUE, example: '0 9 * * *' }) from: unknown;
+  @ApiProperty({ ...FIELD_VALUE, example: '0 10 * * *' }) to: unknown;
 }
 
 export class RevisionDto {
