@@ -152,3 +152,22 @@ export function withLedger(
 ): DeliveryStats {
   return { ...stats, pending: verdict.pending, lost: verdict.lost, ledger: verdict.states };
 }
+
+/**
+ * Runs per second while a backlog lasted: the receipts between the first second after the
+ * instant (a rate bucket's burst) and the last receipt, over that span.
+ */
+export function drainRate(receivedAt: readonly number[], instant: number): number {
+  const after = receivedAt.filter((t) => t >= instant + 1000).sort((a, b) => a - b);
+  if (after.length < 2) return 0;
+  return (after.length - 1) / ((after[after.length - 1] - after[0]) / 1000);
+}
+
+/** First attempts' receipts of the given schedules (one per run, however often it was retried). */
+export function firstAttemptsOf(
+  receipts: readonly Receipt[],
+  scheduleIds: Iterable<string>,
+): Receipt[] {
+  const ids = new Set(scheduleIds);
+  return receipts.filter((r) => r.attempt === 1 && ids.has(r.scheduleId));
+}

@@ -1,4 +1,4 @@
-import type { BenchFlags } from './context';
+import { NOISY_PHASES, type BenchFlags, type NoisyPhase } from './context';
 
 export const SCENARIOS = [
   'steady',
@@ -23,13 +23,21 @@ Scenarios (default: ${DEFAULT_SET.join(' ')}, steady shortened to ${DEFAULT_SET_
   burst      --burst N one-time jobs due at the same instant (10,000; --big adds 100,000)
   scale      the --scale-rate load with 10,000 and then --schedules (1,000,000) other schedules
   replicas   the first --rate on api | poller,relay | worker | worker; one worker SIGKILLed
-  noisy      one tenant's --flood (200/s, 50 concurrent) beside --quiet-tenants quiet ones,
-             against the quiet load alone
+  noisy      tenant isolation, in phases (--noisy-phases, default all), each on a fresh database:
+             flood     one tenant's --flood (200/s, 50 concurrent) beside --quiet-tenants quiet
+                       ones (500 runs, one every 20 ms), against the quiet load alone
+             many      --many-tenants small tenants (SQL-seeded, --many-runs quiet runs each over
+                       10 s) beside two --flood floods, against the same quiet load alone
+             fair      three tenants of weight 1, 1, 2 flooding --fair-runs runs each into a small
+                       fleet (20 slots, 20 admitted waiting, a --fair-target-ms target): their
+                       shares of the deliveries while all three are backlogged
+             reserved  a --reserved-flood flood saturating 40 of 50 slots (a 200 ms target)
+                       beside a tenant's priority-high runs, one every 50 ms for 10 s
   peers      pg-boss schedule() and BullMQ job schedulers firing the same once-a-minute schedules
   ceiling    the same per-occurrence database work as bare batched SQL
   creates    POST /schedules from --create-clients for an empty tenant and one with --schedules,
              then POST /schedules/batch of 1,000 items
-  all        every scenario above with its full defaults (about 15 minutes on 2 cores)
+  all        every scenario above with its full defaults (about 18 minutes on 2 cores)
 
 Flags:
   --rate 200,1000         steady rates (occurrences/s)          --seconds 60   steady window
@@ -45,6 +53,10 @@ Flags:
   --peer-schedules 100    peers: schedules per system           --peer-minutes 2
   --ceiling-seconds 10    ceiling: seconds per concurrency level
   --flood 10000           noisy: the flooding tenant's runs     --quiet-tenants 20
+  --noisy-phases flood,many,fair,reserved   noisy: the phases to run
+  --many-tenants 1000     noisy many: small tenants             --many-runs 2 (quiet runs each)
+  --fair-runs 3000        noisy fair: runs per flooding tenant   --fair-target-ms 20 (per call)
+  --reserved-flood 4000   noisy reserved: the saturating flood's runs
 
 Runs against DATABASE_URL when set, else an embedded PostgreSQL in a temp directory; every
 scenario gets a fresh database. Results: bench/results/<timestamp>.json and .md.`;
@@ -85,6 +97,12 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     'quiet-tenants',
     'create-seconds',
     'create-clients',
+    'noisy-phases',
+    'many-tenants',
+    'many-runs',
+    'fair-runs',
+    'fair-target-ms',
+    'reserved-flood',
   ]);
   for (const name of values.keys()) if (!known.has(name)) throw new Error(`unknown flag --${name}`);
 
@@ -128,8 +146,26 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       quietTenants: one('quiet-tenants', 20),
       createSeconds: one('create-seconds', 15),
       createClients: one('create-clients', 16),
+      noisyPhases: noisyPhases(values.get('noisy-phases')),
+      manyTenants: one('many-tenants', 1000),
+      manyRuns: one('many-runs', 2),
+      fairRuns: one('fair-runs', 3000),
+      fairTargetMs: one('fair-target-ms', 20),
+      reservedFlood: one('reserved-flood', 4000),
     },
   };
+}
+
+/** `--noisy-phases a,b`: known phase names, run in the scenario's own order. */
+function noisyPhases(raw: string | undefined): NoisyPhase[] {
+  if (raw === undefined) return [...NOISY_PHASES];
+  const named = raw.split(',').map((v) => v.trim());
+  for (const n of named) {
+    if (!(NOISY_PHASES as readonly string[]).includes(n)) {
+      throw new Error(`--noisy-phases: unknown phase "${n}" (known: ${NOISY_PHASES.join(', ')})`);
+    }
+  }
+  return NOISY_PHASES.filter((p) => named.includes(p));
 }
 
 function positive(name: string, raw: string): number {

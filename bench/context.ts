@@ -36,7 +36,22 @@ export interface BenchFlags {
   /** Noisy: the flooding tenant's runs, and how many quiet tenants share the load beside it. */
   flood: number;
   quietTenants: number;
+  /** Noisy: which of its phases run (see NOISY_PHASES in cli.ts). */
+  noisyPhases: NoisyPhase[];
+  /** Noisy, many-tenants phase: small tenants, and quiet runs of each over the window. */
+  manyTenants: number;
+  manyRuns: number;
+  /** Noisy, fair-share phase: one-time runs of each of the three flooding tenants. */
+  fairRuns: number;
+  /** Noisy, fair-share phase: how long the target takes per call (holding a worker slot), ms. */
+  fairTargetMs: number;
+  /** Noisy, reserved-capacity phase: the normal-priority flood that saturates the fleet. */
+  reservedFlood: number;
 }
+
+/** The noisy scenario's phases, in the order they run. */
+export const NOISY_PHASES = ['flood', 'many', 'fair', 'reserved'] as const;
+export type NoisyPhase = (typeof NOISY_PHASES)[number];
 
 /** One row of the final table. */
 export interface ScenarioResult {
@@ -56,4 +71,24 @@ export interface TargetCheck {
   target: string;
   pass: boolean;
   measured: string;
+}
+
+/**
+ * A scenario of independent phases some of which failed: the rows of those that finished are
+ * still reported (and written), and the scenario still counts as failed.
+ */
+export class PhasesFailed extends Error {
+  constructor(
+    readonly results: ScenarioResult[],
+    readonly failures: ReadonlyArray<{ phase: string; error: unknown }>,
+  ) {
+    super(
+      failures
+        .map(({ phase, error }) => {
+          const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+          return `phase ${phase}: ${message}`;
+        })
+        .join('\n'),
+    );
+  }
 }

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { parseArgs, ScenarioName, SCENARIOS, USAGE } from './cli';
-import type { BenchContext, ScenarioResult } from './context';
+import { PhasesFailed, type BenchContext, type ScenarioResult } from './context';
 import { PgServer } from './postgres';
 import { checkTargets, describeMachine, renderMarkdown, writeResults } from './report';
 import { runBurst } from './scenarios/burst';
@@ -54,6 +54,7 @@ async function main(): Promise<number> {
       try {
         results.push(...(await RUNNERS[scenario](ctx)));
       } catch (error) {
+        if (error instanceof PhasesFailed) results.push(...error.results);
         const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
         console.error(`\n!! scenario ${scenario} failed: ${message}`);
         failures.push({ scenario, error: message });

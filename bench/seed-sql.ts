@@ -11,6 +11,8 @@ export interface SeedRow {
   cron: string | null;
   /** The next due instant: runAt for a one-time job. */
   dueAt: Date;
+  /** The schedule's priority (its runs' admission order and queue); default `normal`. */
+  priority?: 'high' | 'normal' | 'low';
 }
 
 /**
@@ -44,6 +46,7 @@ export async function seedSchedules(
         cron: [] as Array<string | null>,
         runAt: [] as Array<string | null>,
         due: [] as string[],
+        priority: [] as string[],
       };
       for (let i = 0; i < n; i++) {
         const r = row(done + i);
@@ -56,20 +59,30 @@ export async function seedSchedules(
         cols.cron.push(r.cron);
         cols.runAt.push(r.cron ? null : r.dueAt.toISOString());
         cols.due.push(r.dueAt.toISOString());
+        cols.priority.push(r.priority ?? 'normal');
       }
       await client.query('BEGIN');
       await client.query(
         `INSERT INTO schedules (id, tenant_id, name, target_id, status, kind, cron, timezone, run_at,
                                 next_due_at, missed_run_policy, max_catch_up, overlap_policy,
                                 retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms,
-                                retry_deadline_seconds)
+                                retry_deadline_seconds, priority)
          SELECT x.id, x.tenant, 'seeded', x.target, 'active', x.kind, x.cron,
                 CASE WHEN x.cron IS NULL THEN NULL ELSE 'UTC' END, x.run_at, x.due,
-                'all', 1000, 'allow', 3, 1000, 300000, 3600
+                'all', 1000, 'allow', 3, 1000, 300000, 3600, x.priority
            FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[],
-                       $6::timestamptz[], $7::timestamptz[])
-                AS x(id, tenant, target, kind, cron, run_at, due)`,
-        [cols.id, cols.tenant, cols.target, cols.kind, cols.cron, cols.runAt, cols.due],
+                       $6::timestamptz[], $7::timestamptz[], $8::text[])
+                AS x(id, tenant, target, kind, cron, run_at, due, priority)`,
+        [
+          cols.id,
+          cols.tenant,
+          cols.target,
+          cols.kind,
+          cols.cron,
+          cols.runAt,
+          cols.due,
+          cols.priority,
+        ],
       );
       await client.query(
         `INSERT INTO due_index (shard, due_at, schedule_id, tenant_id, revision)
@@ -130,25 +143,61 @@ export async function seedIdleSchedules(
   );
 }
 
+/** A tenant's quotas as the tenants table holds them (weight defaults to 1). */
+export interface SeedQuotas {
+  maxActiveSchedules: number;
+  dispatchRatePerSecond: number;
+  maxConcurrentRuns: number;
+}
+
 /** Inserts a tenant and a target directly (for seeded background load that never fires). */
 export async function seedTenant(
   url: string,
   name: string,
 ): Promise<{ tenantId: string; targetId: string }> {
+  const [tenant] = await seedTenants(url, [name], 'http://127.0.0.1:9/never', {
+    maxActiveSchedules: 10_000_000,
+    dispatchRatePerSecond: 1000,
+    maxConcurrentRuns: 100,
+  });
+  return tenant;
+}
+
+/**
+ * Inserts tenants and one deduplicating target each (named like the tenant, calling
+ * `targetUrl`) in one transaction of two statements, as the API would leave them apart from API
+ * keys (nothing here calls the API as these tenants): every NOT NULL column of `tenants` and
+ * `targets` without a default is given. Returns them in the order of `names`.
+ */
+export async function seedTenants(
+  url: string,
+  names: readonly string[],
+  targetUrl: string,
+  quotas: SeedQuotas,
+): Promise<Array<{ tenantId: string; targetId: string }>> {
   const client = new Client({ connectionString: url });
   await client.connect();
   try {
-    const tenant = await client.query<{ id: string }>(
+    await client.query('BEGIN');
+    const tenants = await client.query<{ id: string; name: string }>(
       `INSERT INTO tenants (name, max_active_schedules, dispatch_rate_per_second, max_concurrent_runs)
-       VALUES ($1, 10000000, 1000, 100) RETURNING id`,
-      [name],
+       SELECT n, $2, $3, $4 FROM unnest($1::text[]) AS n RETURNING id, name`,
+      [names, quotas.maxActiveSchedules, quotas.dispatchRatePerSecond, quotas.maxConcurrentRuns],
     );
-    const target = await client.query<{ id: string }>(
+    const targets = await client.query<{ id: string; tenant_id: string }>(
       `INSERT INTO targets (tenant_id, name, url, deduplicates)
-       VALUES ($1, $2, 'http://127.0.0.1:9/never', true) RETURNING id`,
-      [tenant.rows[0].id, name],
+       SELECT t, $3, $2, true FROM unnest($1::uuid[]) AS t RETURNING id, tenant_id`,
+      [tenants.rows.map((t) => t.id), targetUrl, 'bench-sink'],
     );
-    return { tenantId: tenant.rows[0].id, targetId: target.rows[0].id };
+    await client.query('COMMIT');
+    const tenantByName = new Map(tenants.rows.map((t) => [t.name, t.id]));
+    const targetByTenant = new Map(targets.rows.map((t) => [t.tenant_id, t.id]));
+    return names.map((name) => {
+      const tenantId = tenantByName.get(name);
+      const targetId = tenantId && targetByTenant.get(tenantId);
+      if (!tenantId || !targetId) throw new Error(`seeding tenant ${name} wrote no row`);
+      return { tenantId, targetId };
+    });
   } finally {
     await client.end();
   }

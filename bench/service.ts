@@ -16,6 +16,7 @@ export const ADMIN_TOKEN = `bench-admin-${randomBytes(12).toString('hex')}`;
 /** Settings every replica gets; MANAGEMENT_* are raised so seeding through the API is not throttled. */
 const BASE_ENV: Record<string, string> = {
   ADMIN_TOKEN,
+  SECRETS_KEY: randomBytes(32).toString('base64'),
   TARGET_ALLOWED_HOSTS: '127.0.0.1',
   LOG_LEVEL: 'warn',
   MANAGEMENT_RATE_PER_SECOND: '100000',

@@ -17,7 +17,9 @@ export interface Receipt {
 /**
  * The HTTP target every system under test calls: a server on 127.0.0.1 that stamps each request
  * when its headers arrive (before the body, so a slow body read does not count as dispatch lag)
- * and answers 200 at once. Identity comes from the dueline contract: headers X-Dueline-Run-Id,
+ * and answers 200 at once, or, on a slow URL (`/hook/<system>/slow/<ms>`, see `url`), after that
+ * many milliseconds: a target that keeps the caller's slot busy per call. The receipt is still
+ * stamped when the headers arrive, so lag means the same on both. Identity comes from the dueline contract: headers X-Dueline-Run-Id,
  * X-Dueline-Attempt and X-Dueline-Scheduled-At, and `scheduleId` from the JSON body. The peers'
  * runners send the same shape.
  */
@@ -36,9 +38,11 @@ export class Sink {
     return sink;
   }
 
-  url(system: string): string {
+  /** The target URL for `system`; with `answerAfterMs` it answers that much later (a slow target). */
+  url(system: string, answerAfterMs = 0): string {
     const { port } = this.server.address() as AddressInfo;
-    return `http://127.0.0.1:${port}/hook/${system}`;
+    const base = `http://127.0.0.1:${port}/hook/${system}`;
+    return answerAfterMs > 0 ? `${base}/slow/${Math.round(answerAfterMs)}` : base;
   }
 
   /** Starts a new recording (a new scenario), returning the previous one. */
@@ -76,8 +80,13 @@ export class Sink {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': '2' });
-      res.end('{}');
+      const answer = () => {
+        res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': '2' });
+        res.end('{}');
+      };
+      const delay = answerDelayMs(req.url);
+      if (delay > 0) setTimeout(answer, delay);
+      else answer();
       const receipt = this.parse(req, Buffer.concat(chunks).toString('utf8'), receivedAt);
       if (!receipt) {
         this.malformed++;
@@ -107,4 +116,12 @@ export class Sink {
     const system = (req.url ?? '').split('/')[2] ?? 'unknown';
     return { system, runId, attempt, scheduleId, scheduledAt, receivedAt };
   }
+}
+
+/** How long a request to `url` waits for its answer: `/hook/<system>/slow/<ms>`, else 0. */
+function answerDelayMs(url: string | undefined): number {
+  const [, , , mode, ms] = (url ?? '').split('/');
+  if (mode !== 'slow') return 0;
+  const delay = Number(ms);
+  return Number.isFinite(delay) && delay > 0 ? Math.min(delay, 60_000) : 0;
 }

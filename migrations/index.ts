@@ -10,6 +10,12 @@ import { FairShare1796090000000 } from './1796090000000-FairShare';
 import { LoadProfile1796091000000 } from './1796091000000-LoadProfile';
 import { FlexibleWindows1796092000000 } from './1796092000000-FlexibleWindows';
 import { WaitingDeadlineIndex1796093000000 } from './1796093000000-WaitingDeadlineIndex';
+import { SigningSecretRotation1796200000000 } from './1796200000000-SigningSecretRotation';
+import { EncryptSecretsAtRest1796210000000 } from './1796210000000-EncryptSecretsAtRest';
+import { AttemptResponses1796220000000 } from './1796220000000-AttemptResponses';
+import { TargetAuth1796230000000 } from './1796230000000-TargetAuth';
+import { RunTraces1796240000000 } from './1796240000000-RunTraces';
+import type { SecretKeyring } from '../src/secrets';
 import { RicherSchedules1796300000000 } from './1796300000000-RicherSchedules';
 import { ScheduleRevisions1796300000001 } from './1796300000001-ScheduleRevisions';
 import { RunSearchAndBulk1796300000002 } from './1796300000002-RunSearchAndBulk';
@@ -30,9 +36,25 @@ export const MIGRATIONS = [
   LoadProfile1796091000000,
   FlexibleWindows1796092000000,
   WaitingDeadlineIndex1796093000000,
+  SigningSecretRotation1796200000000,
+  EncryptSecretsAtRest1796210000000,
+  AttemptResponses1796220000000,
+  TargetAuth1796230000000,
+  RunTraces1796240000000,
   RicherSchedules1796300000000,
   ScheduleRevisions1796300000001,
   RunSearchAndBulk1796300000002,
   Backfills1796300000003,
   AutoPause1796300000004,
 ];
+
+/** MIGRATIONS with the keyring that the data migrations seal secrets under. */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- TypeORM takes migration classes
+export function migrationsWith(keyring: SecretKeyring | null): Function[] {
+  if (!keyring) return MIGRATIONS;
+  return MIGRATIONS.map((migration) =>
+    migration === EncryptSecretsAtRest1796210000000
+      ? EncryptSecretsAtRest1796210000000.withKeyring(keyring)
+      : migration,
+  );
+}

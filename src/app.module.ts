@@ -7,6 +7,7 @@ import { DatabaseModule } from './database';
 import { HealthModule } from './health';
 import { loggingParams, ObservabilityModule } from './observability';
 import { SCHEMA } from './schema';
+import { SecretsModule } from './secrets';
 import { PollerModule } from './poller';
 import { QueueModule } from './queue';
 import { RelayModule } from './relay';
@@ -28,10 +29,12 @@ export class AppModule {
   /** `clock` replaces the process clock (tests move time; production never passes one). */
   static forRoot(config: AppConfig, clock: Clock = new Clock()): DynamicModule {
     if (!config.databaseUrl) throw new Error('AppModule needs a resolved database URL');
+    if (!config.secretsKeyring) throw new Error('AppModule needs a resolved secrets key');
     return {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
+        SecretsModule.forRoot(config.secretsKeyring),
         LoggerModule.forRoot(loggingParams(config.logLevel)),
         DatabaseModule.forRoot(config.databaseUrl, config.database.poolSize, SCHEMA, {
           connectTimeoutMs: config.database.connectTimeoutMs,

@@ -7,6 +7,8 @@ import { createApp } from './app.factory';
 import { AppConfig, loadConfig, InvalidConfigError } from './config';
 import { EmbeddedPostgresHandle, startEmbeddedPostgres } from './embedded-postgres';
 import { migrateDatabase } from './schema';
+import { parseKeyring, readOrCreateKeyFile } from './secrets';
+import { startTracing } from './tracing';
 
 /**
  * Boot order: validate config, start the embedded Postgres when no DATABASE_URL is given,
@@ -16,6 +18,10 @@ import { migrateDatabase } from './schema';
  */
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
+  // Before anything that makes spans; the SDK's exporter reads its OTEL_EXPORTER_OTLP_* itself.
+  const tracing = config.tracing.enabled
+    ? startTracing({ serviceName: config.tracing.serviceName })
+    : null;
   let embedded: EmbeddedPostgresHandle | null = null;
   let resolved: AppConfig = config;
   if (!config.databaseUrl) {
@@ -27,9 +33,11 @@ async function main(): Promise<void> {
       ...config,
       databaseUrl: embedded.url,
       adminToken: config.adminToken ?? (await readOrCreateAdminToken(config.dataDir)),
+      secretsKeyring:
+        config.secretsKeyring ?? parseKeyring(await readOrCreateKeyFile(config.dataDir)),
     };
   }
-  const migrations = await migrateDatabase(resolved.databaseUrl!);
+  const migrations = await migrateDatabase(resolved.databaseUrl!, resolved.secretsKeyring!);
   const app = await createApp(resolved);
   await app.listen(resolved.port, '0.0.0.0');
   const url = (await app.getUrl()).replace('[::1]', 'localhost').replace('0.0.0.0', 'localhost');
@@ -49,6 +57,7 @@ async function main(): Promise<void> {
       await withDeadline(app.close(), resolved.shutdownTimeoutMs);
     } finally {
       if (embedded) await embedded.stop();
+      await tracing?.shutdown().catch(() => undefined);
     }
     console.log('dueline: stopped');
     process.exit(0);

@@ -1,5 +1,5 @@
 import { getConstructionPlans } from 'pg-boss';
-import { MIGRATIONS } from '../migrations';
+import { MIGRATIONS, migrationsWith } from '../migrations';
 import { DispatchBudgetEntity } from './admission';
 import { AttemptEntity } from './attempts';
 import { BackfillEntity, BackfillInstantEntity } from './backfills';
@@ -20,6 +20,8 @@ import {
   ScheduleRevisionEntity,
   TenantScheduleCountEntity,
 } from './schedules';
+import type { SecretKeyring } from './secrets';
+import { SigningKeyEntity } from './signing-keys';
 import { TargetEntity } from './targets';
 import { ApiKeyEntity, TenantEntity } from './tenants';
 
@@ -51,6 +53,7 @@ export const SCHEMA = {
     BulkOperationItemEntity,
     BackfillEntity,
     BackfillInstantEntity,
+    SigningKeyEntity,
   ],
   migrations: MIGRATIONS,
 };
@@ -61,7 +64,14 @@ const PGBOSS: ForeignSchema = {
   construction: () => getConstructionPlans(PGBOSS_SCHEMA),
 };
 
-/** Our migrations, then pg-boss's schema when it is absent, under one advisory lock. */
-export function migrateDatabase(url: string): Promise<MigrationResult> {
-  return runMigrations(url, SCHEMA, [PGBOSS]);
+/**
+ * Our migrations, then pg-boss's schema when it is absent, under one advisory lock. The
+ * keyring is what data migrations seal plain-text secrets under (none needed on an empty
+ * database).
+ */
+export function migrateDatabase(
+  url: string,
+  keyring: SecretKeyring | null = null,
+): Promise<MigrationResult> {
+  return runMigrations(url, { ...SCHEMA, migrations: migrationsWith(keyring) }, [PGBOSS]);
 }

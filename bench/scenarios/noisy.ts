@@ -1,63 +1,134 @@
-import { analyze, lagStats, type ExpectedOccurrence } from '../analysis';
+import {
+  analyze,
+  drainRate,
+  firstAttemptsOf,
+  lagStats,
+  type ExpectedOccurrence,
+} from '../analysis';
 import type { Tenant } from '../api-client';
-import type { BenchContext, ScenarioResult } from '../context';
+import type { Receipt } from '../sink';
+import { PhasesFailed, type BenchContext, type NoisyPhase, type ScenarioResult } from '../context';
 import { observe } from '../observe';
-import { seedSchedules } from '../seed-sql';
+import { seedSchedules, seedTenants } from '../seed-sql';
 import { describeStages, stageLags } from '../stages';
 import { sleepUntil } from '../workload';
 import { SINGLE, World } from '../world';
+import { runFairShare } from './fair-share';
+import { runReservedCapacity } from './reserved-capacity';
 
-/** The flooding tenant's quotas: the issue's "a few thousand runs at one instant" tenant. */
+/** The flooding tenants' quotas: the issue's "a few thousand runs at one instant" tenant. */
 const FLOOD_QUOTAS = {
   maxActiveSchedules: 1_000_000,
   dispatchRatePerSecond: 200,
   maxConcurrentRuns: 50,
 };
-/** The quiet tenants' load: one run every QUIET_EVERY_MS over QUIET_SECONDS, round-robin. */
-const QUIET_EVERY_MS = 125;
+/** The small tenants of the many-tenants phase: quotas a small customer would have. */
+const SMALL_QUOTAS = {
+  maxActiveSchedules: 1_000,
+  dispatchRatePerSecond: 10,
+  maxConcurrentRuns: 10,
+};
+/** The quiet load of the flood phase: one run every QUIET_EVERY_MS over QUIET_SECONDS. */
+const QUIET_EVERY_MS = 20;
 const QUIET_SECONDS = 10;
 
 /**
- * noisy: one tenant's flood (--flood one-time runs at one instant, under 200 runs/s and 50
- * concurrent) beside quiet tenants whose runs fall due 1 to 10 s after the flood's instant.
- * Run twice on fresh databases: the quiet load alone (the baseline), then with the flood. It
- * reports the quiet tenants' lag in both, and the rate the flood drains at against its quota.
+ * noisy: tenant isolation, in the phases --noisy-phases names, each on a fresh database:
+ *
+ * - flood: one tenant's flood (--flood one-time runs at one instant, under 200 runs/s and 50
+ *   concurrent) beside --quiet-tenants quiet tenants whose 500 runs fall due 1 to 11 s after
+ *   the flood's instant; and the quiet load alone (the baseline). Quiet lag in both, and the
+ *   rate the flood drains at against its quota.
+ * - many: the same with --many-tenants small tenants (seeded by SQL, --many-runs quiet runs
+ *   each, spread over the same 10 s) and two such floods; and that quiet load alone.
+ * - fair: three flooding tenants of weights 1, 1, 2 on a saturated small fleet (fair-share.ts).
+ * - reserved: priority-high runs beside a flood that saturates the fleet (reserved-capacity.ts).
  */
 export async function runNoisy(ctx: BenchContext): Promise<ScenarioResult[]> {
-  const baseline = await phase(ctx, 0);
-  const flooded = await phase(ctx, ctx.flags.flood);
-  return [baseline, flooded];
+  const runs: Record<NoisyPhase, () => Promise<ScenarioResult[]>> = {
+    flood: async () => [await isolation(ctx, 'flood', 0), await isolation(ctx, 'flood', 1)],
+    many: async () => [await isolation(ctx, 'many', 0), await isolation(ctx, 'many', 2)],
+    fair: async () => [await runFairShare(ctx)],
+    reserved: async () => [await runReservedCapacity(ctx)],
+  };
+  // The phases are independent (each on its own database): one that fails does not stop the
+  // others, and the rows of those that finished are reported.
+  const results: ScenarioResult[] = [];
+  const failures: Array<{ phase: string; error: unknown }> = [];
+  for (const phase of ctx.flags.noisyPhases) {
+    try {
+      results.push(...(await runs[phase]()));
+    } catch (error) {
+      console.error(
+        `\n!! noisy phase ${phase} failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
+      failures.push({ phase, error });
+    }
+  }
+  if (failures.length > 0) throw new PhasesFailed(results, failures);
+  return results;
 }
 
-async function phase(ctx: BenchContext, floodSize: number): Promise<ScenarioResult> {
+interface QuietTenant {
+  id: string;
+  targetId: string;
+}
+
+/**
+ * One isolation phase: `floods` flooding tenants (0: the baseline) of --flood runs each at one
+ * instant, and the quiet tenants' runs due over the 10 s that start 1 s after it.
+ */
+async function isolation(
+  ctx: BenchContext,
+  phase: 'flood' | 'many',
+  floods: number,
+): Promise<ScenarioResult> {
   const { sink, flags } = ctx;
   sink.reset();
-  const label = floodSize
-    ? `noisy: quiet tenants beside a ${floodSize.toLocaleString('en')}-run flood`
-    : 'noisy: quiet tenants alone (baseline)';
-  console.log(`\n== ${label}, ${flags.quietTenants} quiet tenant(s)`);
-  const world = await World.start(ctx, floodSize ? 'noisy' : 'noisy-base', SINGLE, {
-    tenants: flags.quietTenants,
+  const floodSize = floods > 0 ? flags.flood : 0;
+  const many = phase === 'many';
+  const tenantCount = many ? flags.manyTenants : flags.quietTenants;
+  const quietCount = many
+    ? flags.manyTenants * flags.manyRuns
+    : (QUIET_SECONDS * 1000) / QUIET_EVERY_MS;
+  const quietEveryMs = (QUIET_SECONDS * 1000) / quietCount;
+  const label = isolationLabel(phase, floods, floodSize, tenantCount);
+  console.log(
+    `\n== ${label}: ${tenantCount.toLocaleString('en')} quiet tenant(s), ` +
+      `${quietCount.toLocaleString('en')} quiet runs`,
+  );
+  const world = await World.start(ctx, `noisy-${phase}-${floods}`, SINGLE, {
+    tenants: many ? 0 : flags.quietTenants,
   });
   try {
-    const flooder: Tenant = await world.api.tenantWithTarget(
-      'bench-flood',
-      sink.url('ours'),
-      FLOOD_QUOTAS,
-    );
-    const floodAt = Math.ceil((Date.now() + 6000 + floodSize / 5) / 1000) * 1000;
-    const floodIds = floodSize
-      ? await seedSchedules(world.db.url, floodSize, () => ({
-          tenantId: flooder.id,
-          targetId: flooder.targetId,
-          cron: null,
-          dueAt: new Date(floodAt),
-        }))
-      : [];
-    const quietCount = (QUIET_SECONDS * 1000) / QUIET_EVERY_MS;
-    const quietAt = (i: number) => floodAt + 1000 + i * QUIET_EVERY_MS;
+    const quietTenants: QuietTenant[] = many
+      ? (
+          await seedTenants(
+            world.db.url,
+            Array.from({ length: tenantCount }, (_, i) => `bench-small-${i}`),
+            sink.url('ours'),
+            SMALL_QUOTAS,
+          )
+        ).map((t) => ({ id: t.tenantId, targetId: t.targetId }))
+      : world.tenants;
+    if (many) console.log(`  seeded ${quietTenants.length} small tenants with SQL`);
+    const flooders: Tenant[] = [];
+    for (let i = 0; i < floods; i++) {
+      flooders.push(
+        await world.api.tenantWithTarget(`bench-flood-${i}`, sink.url('ours'), FLOOD_QUOTAS),
+      );
+    }
+    const floodRuns = floods * floodSize;
+    const floodAt = Math.ceil((Date.now() + 6000 + (floodRuns + quietCount) / 4) / 1000) * 1000;
+    const floodIds = await seedSchedules(world.db.url, floodRuns, (i) => ({
+      tenantId: flooders[i % floods].id,
+      targetId: flooders[i % floods].targetId,
+      cron: null,
+      dueAt: new Date(floodAt),
+    }));
+    const quietAt = (i: number) => floodAt + 1000 + Math.floor(i * quietEveryMs);
     const quietIds = await seedSchedules(world.db.url, quietCount, (i) => {
-      const tenant = world.tenants[i % world.tenants.length];
+      const tenant = quietTenants[i % quietTenants.length];
       return {
         tenantId: tenant.id,
         targetId: tenant.targetId,
@@ -72,10 +143,12 @@ async function phase(ctx: BenchContext, floodSize: number): Promise<ScenarioResu
     }));
     const flood: ExpectedOccurrence[] = floodIds.map((scheduleId) => ({ scheduleId, at: floodAt }));
     console.log(
-      `  ${floodIds.length} flood runs due ${new Date(floodAt).toISOString()}, ${quietIds.length} quiet runs over the ${QUIET_SECONDS} s after`,
+      `  ${floods} × ${floodSize} flood runs due ${new Date(floodAt).toISOString()}, ` +
+        `${quietIds.length} quiet runs (one every ${quietEveryMs} ms) over the ${QUIET_SECONDS} s after`,
     );
     await sleepUntil(floodAt - 1000);
     world.startMeter();
+    // The floods drain side by side, each at its own quota.
     const drainSeconds = floodSize / FLOOD_QUOTAS.dispatchRatePerSecond;
     await observe({
       label,
@@ -88,19 +161,11 @@ async function phase(ctx: BenchContext, floodSize: number): Promise<ScenarioResu
     const resources = world.meter.stop();
     const receipts = sink.all().filter((r) => r.system === 'ours');
     const quietSet = new Set(quietIds);
-    const floodSet = new Set(floodIds);
     const quietDelivery = analyze(
       receipts.filter((r) => quietSet.has(r.scheduleId)),
       quiet,
       { from: quiet[0].at, to: quiet[quiet.length - 1].at },
     );
-    const floodReceipts = receipts.filter((r) => floodSet.has(r.scheduleId) && r.attempt === 1);
-    const drain = drainRate(
-      floodReceipts.map((r) => r.receivedAt),
-      floodAt,
-    );
-    const floodLag = lagStats(floodReceipts.map((r) => r.receivedAt - floodAt));
-    const logs = world.logSummary();
     const notes: string[] = [];
     // Only quiet runs fall in the quiet window: where their lag goes, from the ledger.
     const stages = await stageLags(world.db.url, {
@@ -111,27 +176,52 @@ async function phase(ctx: BenchContext, floodSize: number): Promise<ScenarioResu
       notes.push(`quiet tenants' ${describeStages(stages)}`);
       console.log(`  ${notes[notes.length - 1]}`);
     }
-    if (floodSize) {
+    notes.push(
+      `quiet lag p50/p99 by instant (s after the flood's): ${lagTimeline(receipts, quiet, floodAt)}`,
+    );
+    console.log(`  ${notes[notes.length - 1]}`);
+    const floodFigures = flooders.map((flooder, f) => {
+      const ids = floodIds.filter((_, i) => i % floods === f);
+      const mine = firstAttemptsOf(receipts, ids);
+      const drain = drainRate(
+        mine.map((r) => r.receivedAt),
+        floodAt,
+      );
+      const lag = lagStats(mine.map((r) => r.receivedAt - floodAt));
+      const expected = ids.map((scheduleId) => ({ scheduleId, at: floodAt }));
+      const figures = {
+        size: ids.length,
+        delivered: new Set(mine.map((r) => r.scheduleId)).size,
+        drainPerSecond: Math.round(drain * 10) / 10,
+        early: analyze(mine, expected, { from: floodAt, to: floodAt }).early,
+        lastAfterMs: lag ? lag.max : null,
+      };
       notes.push(
-        `flood: ${floodReceipts.length}/${floodSize} delivered, drained at ${drain.toFixed(1)} runs/s ` +
+        `flood ${f + 1}: ${figures.delivered}/${figures.size} delivered, drained at ${figures.drainPerSecond} runs/s ` +
           `(${((drain / FLOOD_QUOTAS.dispatchRatePerSecond) * 100).toFixed(1)} % of its ` +
-          `${FLOOD_QUOTAS.dispatchRatePerSecond}/s quota), last ${floodLag ? (floodLag.max / 1000).toFixed(1) : '-'} s after its instant`,
+          `${FLOOD_QUOTAS.dispatchRatePerSecond}/s quota), last ${lag ? (lag.max / 1000).toFixed(1) : '-'} s after its instant`,
       );
       console.log(`  ${notes[notes.length - 1]}`);
-    }
+      return figures;
+    });
+    const logs = world.logSummary();
     if (logs.errors > 0) notes.push(`service logged ${logs.errors} error line(s)`);
     return {
       scenario: 'noisy',
       system: 'dueline',
       label,
-      params: { flood: floodSize, quietTenants: flags.quietTenants },
+      params: {
+        phase,
+        floods,
+        flood: floodSize,
+        quietTenants: tenantCount,
+        quietRuns: quietCount,
+      },
       delivery: quietDelivery,
       resources,
       extra: {
-        floodDelivered: floodReceipts.length,
-        floodDrainPerSecond: Math.round(drain * 10) / 10,
+        floods: floodFigures,
         floodQuotaPerSecond: FLOOD_QUOTAS.dispatchRatePerSecond,
-        floodEarly: analyze(floodReceipts, flood, { from: floodAt, to: floodAt }).early,
         serviceLog: logs,
       },
       notes,
@@ -141,12 +231,56 @@ async function phase(ctx: BenchContext, floodSize: number): Promise<ScenarioResu
   }
 }
 
+function isolationLabel(
+  phase: 'flood' | 'many',
+  floods: number,
+  floodSize: number,
+  tenants: number,
+): string {
+  const size = floodSize.toLocaleString('en');
+  if (phase === 'flood') {
+    return floods
+      ? `noisy: quiet tenants beside a ${size}-run flood`
+      : 'noisy: quiet tenants alone (baseline)';
+  }
+  const count = tenants.toLocaleString('en');
+  return floods
+    ? `noisy: ${count} tenants beside ${floods === 2 ? 'two' : floods} ${size}-run floods`
+    : `noisy: ${count} tenants' quiet runs alone (baseline)`;
+}
+
+const TIMELINE_BUCKET_MS = 2000;
+
 /**
- * Runs per second while the backlog lasted: the receipts between the first second after the
- * instant (the bucket's burst) and the last receipt, over that span.
+ * The quiet runs' first-receipt lag p50/p99 per 2 s of their instants, counted from the flood's
+ * instant: whether the tail sits where the flood is being dispatched or spreads over the window.
  */
-function drainRate(receivedAt: number[], instant: number): number {
-  const after = receivedAt.filter((t) => t >= instant + 1000).sort((a, b) => a - b);
-  if (after.length < 2) return 0;
-  return (after.length - 1) / ((after[after.length - 1] - after[0]) / 1000);
+function lagTimeline(
+  receipts: readonly Receipt[],
+  quiet: readonly ExpectedOccurrence[],
+  floodAt: number,
+): string {
+  const first = new Map<string, number>();
+  for (const r of receipts) {
+    const k = `${r.scheduleId}@${r.scheduledAt}`;
+    const seen = first.get(k);
+    if (seen === undefined || r.receivedAt < seen) first.set(k, r.receivedAt);
+  }
+  const buckets = new Map<number, number[]>();
+  for (const e of quiet) {
+    const at = first.get(`${e.scheduleId}@${e.at}`);
+    if (at === undefined) continue;
+    const b = Math.floor((e.at - floodAt) / TIMELINE_BUCKET_MS);
+    let lags = buckets.get(b);
+    if (!lags) buckets.set(b, (lags = []));
+    lags.push(at - e.at);
+  }
+  const seconds = TIMELINE_BUCKET_MS / 1000;
+  return [...buckets.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([b, lags]) => {
+      const stats = lagStats(lags)!;
+      return `${b * seconds}-${(b + 1) * seconds} s ${Math.round(stats.p50)}/${Math.round(stats.p99)} ms`;
+    })
+    .join(', ');
 }

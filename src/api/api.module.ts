@@ -7,12 +7,14 @@ import { CalendarsModule } from '../calendars';
 import { ExecutionModule } from '../execution';
 import { OccurrencesModule } from '../occurrences';
 import { SchedulesModule } from '../schedules';
+import { SigningKeysModule } from '../signing-keys';
 import { TargetsModule } from '../targets';
 import { TenantsModule } from '../tenants';
 import { UsageModule } from '../usage';
 import { AuthGuard } from './auth/auth.guard';
 import { BackfillsController } from './backfills/backfills.controller';
 import { CalendarsController } from './calendars/calendars.controller';
+import { JwksController } from './jwks/jwks.controller';
 import { TenantRateLimitGuard } from './rate-limit/tenant-rate-limit.guard';
 import { RunSearchController } from './runs/run-search.controller';
 import { RunsController } from './runs/runs.controller';
@@ -38,6 +40,7 @@ import { UsageController } from './usage/usage.controller';
     AdmissionModule,
     ExecutionModule,
     UsageModule,
+    SigningKeysModule,
   ],
   controllers: [
     TenantsController,
@@ -49,6 +52,7 @@ import { UsageController } from './usage/usage.controller';
     RunSearchController,
     RunsController,
     UsageController,
+    JwksController,
   ],
   providers: [
     // Order matters: the tenant is resolved before it is rate limited.

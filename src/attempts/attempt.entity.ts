@@ -42,6 +42,14 @@ export class AttemptEntity {
   @Column({ type: 'text', nullable: true })
   error: string | null;
 
+  /** The target's answer, as kept: allow-listed headers (credentials never) … */
+  @Column({ name: 'response_headers', type: 'jsonb', nullable: true })
+  responseHeaders: Record<string, string> | null;
+
+  /** … and the start of its body (ATTEMPT_RESPONSE_BODY_BYTES), credentials scrubbed. */
+  @Column({ name: 'response_body', type: 'text', nullable: true })
+  responseBody: string | null;
+
   @Column({ name: 'trace_id', type: 'text', nullable: true })
   traceId: string | null;
 }

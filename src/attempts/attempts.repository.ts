@@ -15,6 +15,9 @@ interface AttemptRow {
   http_status: number | null;
   duration_ms: number | null;
   error: string | null;
+  response_headers: Record<string, string> | null;
+  response_body: string | null;
+  trace_id: string | null;
 }
 
 /** The end of the attempt a fence identifies. */
@@ -41,6 +44,9 @@ export class AttemptsRepository {
           e.durationMs === undefined || e.durationMs === null ? null : Math.round(e.durationMs),
         ),
         ends.map((e) => bounded(e.error)),
+        ends.map((e) => (e.response ? JSON.stringify(e.response.headers) : null)),
+        ends.map((e) => e.response?.bodyExcerpt ?? null),
+        ends.map((e) => e.traceId ?? null),
       ],
       tx,
     );
@@ -74,6 +80,15 @@ export class AttemptsRepository {
       httpStatus: row.http_status,
       durationMs: row.duration_ms,
       error: row.error,
+      response:
+        row.http_status !== null && row.response_headers !== null
+          ? {
+              status: row.http_status,
+              headers: row.response_headers,
+              bodyExcerpt: row.response_body ?? '',
+            }
+          : null,
+      traceId: row.trace_id,
     }));
   }
 }

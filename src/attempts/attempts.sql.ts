@@ -7,14 +7,18 @@
 /**
  * Ends the attempts of the given fences, each once: `outcome IS NULL` keeps a late writer from
  * rewriting what the holder or the sweeper already recorded. One row per attempt in the arrays.
- * $1 run ids, $2 fencing tokens, $3 outcomes, $4 HTTP statuses, $5 durations ms, $6 errors.
+ * $1 run ids, $2 fencing tokens, $3 outcomes, $4 HTTP statuses, $5 durations ms, $6 errors,
+ * $7 response headers (jsonb), $8 response body excerpts, $9 trace ids.
  */
 export const END_ATTEMPTS = `
   UPDATE attempts a
      SET ended_at = now(), outcome = e.outcome, http_status = e.http_status,
-         duration_ms = e.duration_ms, error = e.error
-    FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::int[], $5::int[], $6::text[])
-         AS e(run_id, fencing_token, outcome, http_status, duration_ms, error)
+         duration_ms = e.duration_ms, error = e.error, response_headers = e.response_headers,
+         response_body = e.response_body, trace_id = coalesce(e.trace_id, a.trace_id)
+    FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::int[], $5::int[], $6::text[],
+                $7::jsonb[], $8::text[], $9::text[])
+         AS e(run_id, fencing_token, outcome, http_status, duration_ms, error, response_headers,
+              response_body, trace_id)
    WHERE a.run_id = e.run_id AND a.fencing_token = e.fencing_token AND a.outcome IS NULL`;
 
 /**
@@ -31,7 +35,7 @@ export const MARK_ATTEMPT_STALE = `
 
 export const LIST_ATTEMPTS = `
   SELECT run_id, attempt_no, worker_id, fencing_token, started_at, ended_at, outcome,
-         http_status, duration_ms, error
+         http_status, duration_ms, error, response_headers, response_body, trace_id
     FROM attempts
    WHERE tenant_id = $1 AND run_id = $2
    ORDER BY attempt_no`;

@@ -33,6 +33,8 @@ export async function currentOpenApiDocument(): Promise<OpenAPIObject> {
   const config = loadConfig({
     DATABASE_URL: 'postgres://preview@127.0.0.1:1/preview',
     ADMIN_TOKEN: 'preview-only-never-served',
+    // Never used: preview mode opens nothing, but a configuration with a database needs one.
+    SECRETS_KEY: Buffer.alloc(32).toString('base64'),
     ROLES: 'api',
     LOG_LEVEL: 'silent',
   });

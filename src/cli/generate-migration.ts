@@ -13,8 +13,8 @@ import { withDatabase } from './with-database';
  * Register the class in migrations/index.ts.
  */
 async function generate(name: string): Promise<void> {
-  await withDatabase(async (url) => {
-    await migrateDatabase(url);
+  await withDatabase(async ({ url, keyring }) => {
+    await migrateDatabase(url, keyring);
     const dataSource = await new DataSource(dataSourceOptions(url, SCHEMA, 1)).initialize();
     try {
       const sql = await dataSource.driver.createSchemaBuilder().log();

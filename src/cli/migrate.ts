@@ -4,7 +4,7 @@ import { cliLogger } from './cli-logger';
 import { withDatabase } from './with-database';
 
 /** `npm run migrate`: applies pending migrations (the service also does this at start). */
-withDatabase(migrateDatabase)
+withDatabase(({ url, keyring }) => migrateDatabase(url, keyring))
   .then(({ applied, installed }) => {
     cliLogger.info(
       { applied, installed },

@@ -354,6 +354,26 @@ export interface paths {
         patch: operations["targets.update"];
         trace?: never;
     };
+    "/targets/{id}/secrets/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret with an overlap
+         * @description The new secret signs from now on; the one it replaces keeps signing beside it for `overlapSeconds` (each call then carries both signatures), then is dropped. Without `signingSecret` one is generated and returned once.
+         */
+        post: operations["targets.rotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/schedules/{id}/runs": {
         parameters: {
             query?: never;
@@ -573,6 +593,23 @@ export interface paths {
         };
         /** The tenant's quotas against its use: schedules, waiting runs, projected busiest minutes */
         get: operations["usage.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/jwks.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The public keys of the JWTs dueline sends to targets with auth type oidc */
+        get: operations["jwks.jwks"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1342,10 +1379,23 @@ export interface components {
              */
             deduplicates?: boolean;
             /**
-             * @description Write-only HMAC-SHA256 key: requests then carry X-Dueline-Timestamp and X-Dueline-Signature (over `timestamp.body`). Never returned; reads show hasSigningSecret.
-             * @example whsec_3b1f0c9e2d7a4f58
+             * @description Write-only HMAC-SHA256 key in the Standard Webhooks form: "whsec_" followed by base64 of 24 to 64 random bytes. Requests then carry webhook-id, webhook-timestamp and webhook-signature (verify them with any Standard Webhooks library), and X-Dueline-Timestamp with X-Dueline-Signature (hex HMAC over `timestamp.body`, keyed with the whole secret text). Never returned; reads show hasSigningSecret. To change it without downtime use POST /targets/{id}/secrets/rotate.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
              */
             signingSecret?: string | null;
+            /**
+             * @description Write-only: how dueline authenticates to the target (reads show the type and the fields that are not secrets). `bearer` {token}: Authorization: Bearer; `basic` {username, password}; `oauth2_client_credentials` {tokenUrl, clientId, clientSecret, scope?, audience?}: a token from the endpoint (https unless its host is in TARGET_ALLOWED_HOSTS), cached until shortly before it expires and fetched again once on a 401; `oidc` {audience?}: a short-lived JWT signed by dueline (aud = the target URL unless given; keys at /.well-known/jwks.json). null removes it.
+             * @example {
+             *       "type": "oauth2_client_credentials",
+             *       "tokenUrl": "https://auth.example.com/oauth/token",
+             *       "clientId": "dueline",
+             *       "clientSecret": "client-secret-value",
+             *       "scope": "jobs:run"
+             *     }
+             */
+            auth?: {
+                [key: string]: unknown;
+            } | null;
         };
         TargetDto: {
             /** Format: uuid */
@@ -1381,6 +1431,24 @@ export interface components {
              * @example true
              */
             hasSigningSecret: boolean;
+            /**
+             * Format: date-time
+             * @description Until when the secret the last rotation replaced keeps signing; null if none
+             */
+            previousSecretExpiresAt: string | null;
+            /**
+             * @description How dueline authenticates to the target, without its secrets; null for none
+             * @example {
+             *       "type": "oauth2_client_credentials",
+             *       "tokenUrl": "https://auth.example.com/oauth/token",
+             *       "clientId": "dueline",
+             *       "scope": "jobs:run",
+             *       "audience": null
+             *     }
+             */
+            auth: {
+                [key: string]: unknown;
+            } | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -1419,10 +1487,40 @@ export interface components {
             timeoutMs?: number;
             deduplicates?: boolean;
             /**
-             * @description Write-only HMAC-SHA256 key: requests then carry X-Dueline-Timestamp and X-Dueline-Signature (over `timestamp.body`). Never returned; reads show hasSigningSecret. null removes the secret.
-             * @example whsec_3b1f0c9e2d7a4f58
+             * @description Write-only HMAC-SHA256 key in the Standard Webhooks form: "whsec_" followed by base64 of 24 to 64 random bytes. Requests then carry webhook-id, webhook-timestamp and webhook-signature (verify them with any Standard Webhooks library), and X-Dueline-Timestamp with X-Dueline-Signature (hex HMAC over `timestamp.body`, keyed with the whole secret text). Never returned; reads show hasSigningSecret. To change it without downtime use POST /targets/{id}/secrets/rotate. Replaces the secret at once (ending any rotation); null removes the secrets.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
              */
             signingSecret?: string | null;
+            /**
+             * @description Write-only: how dueline authenticates to the target (reads show the type and the fields that are not secrets). `bearer` {token}: Authorization: Bearer; `basic` {username, password}; `oauth2_client_credentials` {tokenUrl, clientId, clientSecret, scope?, audience?}: a token from the endpoint (https unless its host is in TARGET_ALLOWED_HOSTS), cached until shortly before it expires and fetched again once on a 401; `oidc` {audience?}: a short-lived JWT signed by dueline (aud = the target URL unless given; keys at /.well-known/jwks.json). null removes it. Replaces the whole block.
+             * @example {
+             *       "type": "oauth2_client_credentials",
+             *       "tokenUrl": "https://auth.example.com/oauth/token",
+             *       "clientId": "dueline",
+             *       "clientSecret": "client-secret-value",
+             *       "scope": "jobs:run"
+             *     }
+             */
+            auth?: {
+                [key: string]: unknown;
+            } | null;
+        };
+        RotateSecretDto: {
+            /**
+             * @description The new secret, in the Standard Webhooks form. Absent: dueline generates one and returns it once in this answer.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            signingSecret?: string;
+            /**
+             * @description How long the secret being replaced keeps signing beside the new one (each call then carries both signatures), so receivers can switch at any time within it; 0 drops it now.
+             * @default 86400
+             */
+            overlapSeconds?: number;
+        };
+        RotatedSecretDto: {
+            target: components["schemas"]["TargetDto"];
+            /** @description The secret dueline generated, shown this once; null when the caller gave one */
+            generatedSecret: string | null;
         };
         CoalescedDto: {
             /** @description missed instants folded into this run */
@@ -1638,6 +1736,22 @@ export interface components {
             items: components["schemas"]["BulkItemDto"][];
             nextCursor: string | null;
         };
+        AttemptResponseDto: {
+            /** @example 503 */
+            status: number;
+            /**
+             * @description The allow-listed response headers (ATTEMPT_RESPONSE_HEADERS; location always, cookies never)
+             * @example {
+             *       "content-type": "application/json",
+             *       "retry-after": "30"
+             *     }
+             */
+            headers: {
+                [key: string]: string;
+            };
+            /** @description The first ATTEMPT_RESPONSE_BODY_BYTES (default 4 KiB) of the body, UTF-8; the call's own credentials are scrubbed */
+            bodyExcerpt: string;
+        };
         AttemptDto: {
             attemptNo: number;
             /** Format: date-time */
@@ -1653,6 +1767,13 @@ export interface components {
             httpStatus: number | null;
             error: string | null;
             durationMs: number | null;
+            /** @description What the target answered; null when it did not answer (or the worker was external) */
+            response: components["schemas"]["AttemptResponseDto"] | null;
+            /**
+             * @description The W3C trace id of the attempt's target call (null when tracing is off)
+             * @example 4bf92f3577b34da6a3ce929d0e0e4736
+             */
+            traceId: string | null;
         };
         RunDetailDto: {
             /**
@@ -1752,6 +1873,11 @@ export interface components {
             /** @description present when instants were coalesced */
             coalesced?: components["schemas"]["CoalescedDto"];
             links: components["schemas"]["RunLinksDto"];
+            /**
+             * @description The W3C trace id of the run's trace; null when tracing was off
+             * @example 4bf92f3577b34da6a3ce929d0e0e4736
+             */
+            traceId: string | null;
             attempts: components["schemas"]["AttemptDto"][];
         };
         CancelRunResponseDto: {
@@ -3493,6 +3619,68 @@ export interface operations {
             };
         };
     };
+    "targets.rotateSecret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description target id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RotateSecretDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotatedSecretDto"];
+                };
+            };
+            /** @description Invalid input (unknown fields, wrong types, malformed JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Not found (also for another tenant's ids) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
     "scheduleRuns.list": {
         parameters: {
             query?: {
@@ -4246,6 +4434,27 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    "jwks.jwks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        keys?: Record<string, never>[];
+                    };
                 };
             };
         };

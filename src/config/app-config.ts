@@ -1,5 +1,11 @@
 import { InvalidDatabaseUrlError, parseDatabaseUrl } from '../database';
-import { type AllowedHosts, parseAllowedHosts } from '../delivery';
+import {
+  type AllowedHosts,
+  DEFAULT_RESPONSE_HEADERS,
+  parseAllowedHosts,
+  responseHeaderProblem,
+} from '../delivery';
+import { parseKeyring, type SecretKeyring } from '../secrets';
 import { InvalidConfigError } from './invalid-config.error';
 
 export const ROLE_NAMES = ['api', 'poller', 'relay', 'worker'] as const;
@@ -79,6 +85,34 @@ export interface WorkerConfig {
   reservedHighSharePercent: number;
 }
 
+/** What each attempt keeps of the target's answer (never the request's credentials). */
+export interface AttemptRecordConfig {
+  /** Response headers kept, lower-case (`location` always is; cookies never). */
+  responseHeaders: readonly string[];
+  /** The first bytes of the response body kept. */
+  responseBodyBytes: number;
+}
+
+/** dueline's OIDC-style JWTs for targets (auth type `oidc`) and the rotation of their keys. */
+export interface OidcConfig {
+  /** The `iss` claim: where receivers find /.well-known/jwks.json. */
+  issuer: string;
+  tokenTtlSeconds: number;
+  /** A signing key's life before a successor takes over. */
+  rotationSeconds: number;
+  /** A successor is in the JWKS this long before it signs (longer than receivers cache it). */
+  publishAheadSeconds: number;
+}
+
+/**
+ * OpenTelemetry traces: off unless the standard OTEL_* variables ask for them (an OTLP endpoint,
+ * or OTEL_TRACES_EXPORTER=otlp); the exporter reads its own OTEL_EXPORTER_OTLP_* settings.
+ */
+export interface TracingConfig {
+  enabled: boolean;
+  serviceName: string;
+}
+
 /**
  * The admitter: how often it looks at the waiting lists, tenants and runs per round.
  * `fleetBacklog`: how many admitted `normal`/`low` runs may wait in the queue for a worker; at
@@ -123,6 +157,11 @@ export interface AppConfig {
   roles: ReadonlySet<RoleName>;
   /** Unset with DATABASE_URL is an error; in embedded mode one is generated and kept in dataDir. */
   adminToken: string | null;
+  /**
+   * The keys secrets at rest are sealed with (SECRETS_KEY, the current one first). Unset with
+   * DATABASE_URL is an error; in embedded mode one is generated and kept in dataDir.
+   */
+  secretsKeyring: SecretKeyring | null;
   /** Loopback, private or link-local hosts that targets may use anyway (TARGET_ALLOWED_HOSTS). */
   targetAllowedHosts: AllowedHosts;
   logLevel: LogLevel;
@@ -138,6 +177,9 @@ export interface AppConfig {
   worker: WorkerConfig;
   relay: RelayConfig;
   admission: AdmissionConfig;
+  attemptRecord: AttemptRecordConfig;
+  oidc: OidcConfig;
+  tracing: TracingConfig;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -167,6 +209,13 @@ export function loadConfig(env: Env): AppConfig {
   }
   if (databaseUrl !== null && adminToken === null) {
     throw new InvalidConfigError('ADMIN_TOKEN', 'is required when DATABASE_URL is set');
+  }
+  const secretsKeyring = keyring(env);
+  if (databaseUrl !== null && secretsKeyring === null) {
+    throw new InvalidConfigError(
+      'SECRETS_KEY',
+      'is required when DATABASE_URL is set (32 bytes in base64, e.g. `openssl rand -base64 32`)',
+    );
   }
   const int = (name: string, fallback: number, min: number, max: number) =>
     integer(env, name, fallback, min, max);
@@ -200,12 +249,26 @@ export function loadConfig(env: Env): AppConfig {
       `must not exceed WORKER_CONCURRENCY (${worker.concurrency})`,
     );
   }
+  const port = int('PORT', 3000, 0, 65535);
+  const oidc: OidcConfig = {
+    issuer: issuer(env, port),
+    tokenTtlSeconds: int('OIDC_TOKEN_TTL_SECONDS', 300, 30, 3600),
+    rotationSeconds: int('OIDC_KEY_ROTATION_DAYS', 30, 1, 365) * 86_400,
+    publishAheadSeconds: int('OIDC_KEY_PUBLISH_AHEAD_SECONDS', 3600, 0, 86_400),
+  };
+  if (oidc.publishAheadSeconds >= oidc.rotationSeconds) {
+    throw new InvalidConfigError(
+      'OIDC_KEY_PUBLISH_AHEAD_SECONDS',
+      'must be shorter than OIDC_KEY_ROTATION_DAYS',
+    );
+  }
   return deepFreeze({
-    port: int('PORT', 3000, 0, 65535),
+    port,
     databaseUrl,
     dataDir: optional(env, 'DATA_DIR') ?? './.data',
     roles: roles(env),
     adminToken,
+    secretsKeyring,
     targetAllowedHosts: allowedHosts(env),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 15000, 0, 600000),
@@ -242,6 +305,12 @@ export function loadConfig(env: Env): AppConfig {
       backfillIntervalMs: int('RELAY_BACKFILL_INTERVAL_MS', 1_000, 10, 600_000),
       autoPauseIntervalMs: int('RELAY_AUTO_PAUSE_INTERVAL_MS', 1_000, 10, 600_000),
     },
+    attemptRecord: {
+      responseHeaders: responseHeaders(env),
+      responseBodyBytes: int('ATTEMPT_RESPONSE_BODY_BYTES', 4096, 0, 65_536),
+    },
+    oidc,
+    tracing: tracing(env),
     admission: {
       intervalMs: int('ADMISSION_INTERVAL_MS', 50, 5, 60_000),
       tenantsPerRound: int('ADMISSION_TENANTS_PER_ROUND', 1000, 1, 100_000),
@@ -285,6 +354,57 @@ function allowedHosts(env: Env): AllowedHosts {
         '',
       ),
     );
+  }
+}
+
+function tracing(env: Env): TracingConfig {
+  const exporter = optional(env, 'OTEL_TRACES_EXPORTER');
+  if (exporter !== null && exporter !== 'otlp' && exporter !== 'none') {
+    throw new InvalidConfigError('OTEL_TRACES_EXPORTER', `must be otlp or none, got "${exporter}"`);
+  }
+  const sdkDisabled = optional(env, 'OTEL_SDK_DISABLED') === 'true';
+  const endpoint =
+    optional(env, 'OTEL_EXPORTER_OTLP_ENDPOINT') ??
+    optional(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
+  return {
+    enabled: !sdkDisabled && exporter !== 'none' && (endpoint !== null || exporter === 'otlp'),
+    serviceName: optional(env, 'OTEL_SERVICE_NAME') ?? 'dueline',
+  };
+}
+
+function issuer(env: Env, port: number): string {
+  const raw = optional(env, 'OIDC_ISSUER');
+  if (raw === null) return `http://localhost:${port}`;
+  try {
+    const url = new URL(raw);
+    if (url.protocol === 'https:' || url.protocol === 'http:') return raw.replace(/\/$/, '');
+  } catch {
+    // reported below
+  }
+  throw new InvalidConfigError('OIDC_ISSUER', `must be an http(s) URL, got "${raw}"`);
+}
+
+function responseHeaders(env: Env): string[] {
+  const raw = optional(env, 'ATTEMPT_RESPONSE_HEADERS');
+  if (raw === null) return [...DEFAULT_RESPONSE_HEADERS];
+  const names = raw
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter(Boolean);
+  for (const name of names) {
+    const problem = responseHeaderProblem(name);
+    if (problem) throw new InvalidConfigError('ATTEMPT_RESPONSE_HEADERS', problem);
+  }
+  return names;
+}
+
+function keyring(env: Env): SecretKeyring | null {
+  const raw = optional(env, 'SECRETS_KEY');
+  if (raw === null) return null;
+  try {
+    return parseKeyring(raw);
+  } catch (error) {
+    throw new InvalidConfigError('SECRETS_KEY', (error as Error).message);
   }
 }
 

@@ -18,3 +18,22 @@ export {
   type TargetResponse,
 } from './target-invoker';
 export { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifySignature } from './target-signature';
+export {
+  generateStandardSecret,
+  standardSecretProblem,
+  WEBHOOK_ID_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+  WEBHOOK_TIMESTAMP_HEADER,
+} from './standard-webhooks';
+export {
+  DEFAULT_RESPONSE_HEADERS,
+  NEVER_KEPT_HEADERS,
+  responseHeaderProblem,
+} from './response-record';
+export {
+  requestClientCredentialsToken,
+  TokenRequestError,
+  type AccessToken,
+  type ClientCredentials,
+} from './oauth-token';
+export { OAuthTokenCache } from './token-cache';

@@ -19,6 +19,7 @@ function classifyStatus(
   status: number,
   retryAfterMs: number | null,
   snippet: string,
+  location: string | undefined,
 ): OutcomeClassification {
   const detail = snippet.trim() === '' ? '' : `: ${snippet.trim().slice(0, 200)}`;
   if (status >= 200 && status <= 299) {
@@ -37,7 +38,9 @@ function classifyStatus(
   if (status >= 300 && status <= 399) {
     return {
       outcome: 'failed',
-      reason: `target responded ${status} (redirect); redirects are not followed, register the final URL instead`,
+      reason: `target responded ${status} (redirect${
+        location ? ` to ${JSON.stringify(location.slice(0, 300))}` : ''
+      }); redirects are not followed, register the final URL instead`,
       httpStatus: status,
     };
   }
@@ -69,7 +72,12 @@ export function classifyOutcome(
 ): OutcomeClassification {
   switch (response.kind) {
     case 'response':
-      return classifyStatus(response.status, response.retryAfterMs, response.bodySnippet);
+      return classifyStatus(
+        response.status,
+        response.retryAfterMs,
+        response.bodySnippet,
+        response.headers.location,
+      );
     case 'not_sent':
       switch (response.code) {
         // Configuration problems: repeating cannot succeed until someone changes the target.

@@ -6,6 +6,13 @@ import { performance } from 'node:perf_hooks';
 import { StringDecoder } from 'node:string_decoder';
 import { TLSSocket, rootCertificates } from 'node:tls';
 import { type AllowedHosts, checkResolvedAddress, checkTargetUrl } from './address-policy';
+import { DEFAULT_RESPONSE_HEADERS, keptHeaders, redact } from './response-record';
+import {
+  WEBHOOK_ID_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+  WEBHOOK_TIMESTAMP_HEADER,
+  webhookSignatureValue,
+} from './standard-webhooks';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, signatureHeaderValue } from './target-signature';
 
 export interface TargetRequest {
@@ -16,13 +23,24 @@ export interface TargetRequest {
   timeoutMs: number;
   /** Serialised with JSON.stringify and sent for every method. */
   body: object;
-  signingSecret?: string | null;
+  /**
+   * The target's active signing secrets, newest first (two while a rotation overlaps): each
+   * signs the call, in the Standard Webhooks headers and in X-Dueline-Signature.
+   */
+  signingSecrets?: readonly string[] | null;
   /** Sent as Idempotency-Key; callers pass the run id so every attempt of a run shares it. */
   idempotencyKey: string;
   runId: string;
   attempt: number;
   fencingToken: number | string;
   scheduledAt: string;
+  /**
+   * Credential headers (Authorization…) for this call. They override anything registered, and
+   * their values are scrubbed from what is kept of the answer.
+   */
+  credentials?: Readonly<Record<string, string>> | null;
+  /** Extra headers of ours for this call (traceparent). */
+  extraHeaders?: Readonly<Record<string, string>> | null;
 }
 
 export type NotSentCode =
@@ -48,6 +66,8 @@ export type TargetResponse =
       bodySnippet: string;
       /** True when the snippet is not the whole body (too long, or the read was cut short). */
       bodyTruncated: boolean;
+      /** The allow-listed response headers (lower-case names), credentials scrubbed. */
+      headers: Record<string, string>;
     }
   /** Failed before the connection was established: no byte of the request reached the target. */
   | { kind: 'not_sent'; error: string; code: NotSentCode; durationMs: number }
@@ -73,6 +93,8 @@ export interface InvokeOptions {
   /** DNS resolution; replaceable for tests. Defaults to the OS resolver (dns.lookup). */
   resolveHost?: ResolveHost;
   maxBodySnippetBytes?: number;
+  /** Response headers kept (lower-case names); `location` always is. */
+  keptResponseHeaders?: readonly string[];
   maxRetryAfterMs?: number;
   userAgent?: string;
   /**
@@ -123,8 +145,13 @@ const DROPPED_USER_HEADERS = new Set([
 
 function isReservedUserHeader(name: string): boolean {
   const lower = name.toLowerCase();
-  // Everything under X-Dueline- is ours, so a receiver can trust those values came from us.
-  return DROPPED_USER_HEADERS.has(lower) || lower.startsWith('x-dueline-');
+  // Everything under X-Dueline- and webhook- is ours, so a receiver can trust those values came
+  // from us; the credential and trace headers are ours to set too.
+  return (
+    DROPPED_USER_HEADERS.has(lower) ||
+    lower.startsWith('x-dueline-') ||
+    lower.startsWith('webhook-')
+  );
 }
 
 /** The exact headers sent for `request` with the serialised `body`. */
@@ -150,10 +177,29 @@ export function buildRequestHeaders(
   headers[ATTEMPT_HEADER] = String(request.attempt);
   headers[FENCING_TOKEN_HEADER] = String(request.fencingToken);
   headers[SCHEDULED_AT_HEADER] = request.scheduledAt;
-  if (request.signingSecret) {
-    const timestamp = String(Math.floor(nowMs / 1000));
+  for (const [name, value] of Object.entries(request.extraHeaders ?? {})) headers[name] = value;
+  for (const [name, value] of Object.entries(request.credentials ?? {})) {
+    for (const existing of Object.keys(headers)) {
+      if (existing.toLowerCase() === name.toLowerCase()) delete headers[existing];
+    }
+    headers[name] = value;
+  }
+  const timestamp = String(Math.floor(nowMs / 1000));
+  // webhook-id is the run id: stable across attempts, so a receiver deduplicates retries on it.
+  headers[WEBHOOK_ID_HEADER] = request.runId;
+  headers[WEBHOOK_TIMESTAMP_HEADER] = timestamp;
+  const secrets = request.signingSecrets ?? [];
+  if (secrets.length > 0) {
+    headers[WEBHOOK_SIGNATURE_HEADER] = webhookSignatureValue(
+      secrets,
+      request.runId,
+      timestamp,
+      body,
+    );
     headers[TIMESTAMP_HEADER] = timestamp;
-    headers[SIGNATURE_HEADER] = signatureHeaderValue(request.signingSecret, timestamp, body);
+    headers[SIGNATURE_HEADER] = secrets
+      .map((secret) => signatureHeaderValue(secret, timestamp, body))
+      .join(',');
   }
   return headers;
 }
@@ -181,11 +227,82 @@ export function parseRetryAfter(
   return Math.min(Math.max(0, at - nowMs), maxMs);
 }
 
+/**
+ * What of a credential header must never be kept: the whole value and, for `Bearer x` or
+ * `Basic x`, the token alone (a target may echo either), with basic's user:password decoded.
+ */
+function credentialParts(value: string): string[] {
+  const parts = [value];
+  const match = /^(\S+)\s+(\S+)$/.exec(value.trim());
+  if (match) {
+    parts.push(match[2]);
+    if (match[1].toLowerCase() === 'basic') {
+      const decoded = Buffer.from(match[2], 'base64').toString('utf8');
+      parts.push(decoded, ...decoded.split(':').slice(1).filter(Boolean));
+    }
+  }
+  return parts;
+}
+
 const defaultResolveHost: ResolveHost = (hostname, options) =>
   dns.promises.lookup(hostname, { all: true, family: options.family ?? 0, hints: options.hints });
 
-class AddressRefusedError extends Error {
+export class AddressRefusedError extends Error {
   readonly code = 'EDUELINE_ADDRESS_REFUSED';
+}
+
+/**
+ * A socket lookup that checks every address against the address policy. It runs inside the
+ * socket's connect: whatever it hands back is exactly what gets dialled, so checking here (not
+ * in a separate, earlier lookup) defeats DNS rebinding, on every new connection.
+ */
+export function checkedLookup(
+  allowed: AllowedHosts,
+  resolveHost: ResolveHost = defaultResolveHost,
+  onResolved: () => void = () => undefined,
+): LookupFunction {
+  return (host, lookupOptions, callback) => {
+    resolveHost(host, {
+      family: lookupOptions.family as number | undefined,
+      hints: lookupOptions.hints,
+    }).then(
+      (addresses) => {
+        let failure: Error | null = null;
+        if (addresses.length === 0) {
+          failure = Object.assign(new Error(`no addresses found for ${host}`), {
+            code: 'ENOTFOUND',
+          });
+        }
+        // One refused address refuses the whole answer: a mixed public/private answer is
+        // itself a rebinding signature, and the error is clearer than silently dropping it.
+        for (const { address } of addresses) {
+          const check = checkResolvedAddress(host, address, allowed);
+          if (!check.ok) {
+            failure = new AddressRefusedError(check.reason);
+            break;
+          }
+        }
+        // Deferred so an exception thrown by Node's callback is not swallowed by this promise.
+        process.nextTick(() => {
+          if (failure) return callback(failure, '', 0);
+          onResolved();
+          if (lookupOptions.all) {
+            callback(
+              null,
+              addresses.map(({ address, family }) => ({ address, family })),
+            );
+          } else {
+            callback(null, addresses[0].address, addresses[0].family);
+          }
+        });
+      },
+      (err: unknown) => {
+        process.nextTick(() =>
+          callback(asErrorLike(err) ? (err as Error) : new Error(String(err)), '', 0),
+        );
+      },
+    );
+  };
 }
 
 // Duck-typed rather than `instanceof Error`: errors raised inside Node come from another realm
@@ -353,50 +470,9 @@ export function invokeTarget(
       }
     };
 
-    // Runs inside the socket's connect: whatever this hands back is exactly what gets dialled,
-    // so checking here (not in a separate, earlier lookup) defeats DNS rebinding.
-    const lookup: LookupFunction = (host, lookupOptions, callback) => {
-      resolveHost(host, {
-        family: lookupOptions.family as number | undefined,
-        hints: lookupOptions.hints,
-      }).then(
-        (addresses) => {
-          let failure: Error | null = null;
-          if (addresses.length === 0) {
-            failure = Object.assign(new Error(`no addresses found for ${host}`), {
-              code: 'ENOTFOUND',
-            });
-          }
-          // One refused address refuses the whole answer: a mixed public/private answer is
-          // itself a rebinding signature, and the error is clearer than silently dropping it.
-          for (const { address } of addresses) {
-            const check = checkResolvedAddress(host, address, allowed);
-            if (!check.ok) {
-              failure = new AddressRefusedError(check.reason);
-              break;
-            }
-          }
-          // Deferred so an exception thrown by Node's callback is not swallowed by this promise.
-          process.nextTick(() => {
-            if (failure) return callback(failure, '', 0);
-            if (phase === 'resolving') phase = 'connecting';
-            if (lookupOptions.all) {
-              callback(
-                null,
-                addresses.map(({ address, family }) => ({ address, family })),
-              );
-            } else {
-              callback(null, addresses[0].address, addresses[0].family);
-            }
-          });
-        },
-        (err: unknown) => {
-          process.nextTick(() =>
-            callback(asErrorLike(err) ? (err as Error) : new Error(String(err)), '', 0),
-          );
-        },
-      );
-    };
+    const lookup = checkedLookup(allowed, resolveHost, () => {
+      if (phase === 'resolving') phase = 'connecting';
+    });
 
     // setTimeout fires immediately for delays beyond 2^31-1 ms, so clamp to ~24.8 days.
     const timer = setTimeout(onTimeout, Math.min(request.timeoutMs, 2 ** 31 - 1));
@@ -457,6 +533,7 @@ export function invokeTarget(
       );
       const chunks: Buffer[] = [];
       let size = 0;
+      const secrets = Object.values(request.credentials ?? {}).flatMap(credentialParts);
       finishResponse = (truncated) =>
         settle({
           kind: 'response',
@@ -464,8 +541,13 @@ export function invokeTarget(
           retryAfterMs,
           durationMs: elapsed(),
           // StringDecoder.write holds back a multi-byte character cut in half by the limit.
-          bodySnippet: new StringDecoder('utf8').write(Buffer.concat(chunks)),
+          bodySnippet: redact(new StringDecoder('utf8').write(Buffer.concat(chunks)), secrets),
           bodyTruncated: truncated,
+          headers: keptHeaders(
+            res.headers,
+            options.keptResponseHeaders ?? DEFAULT_RESPONSE_HEADERS,
+            secrets,
+          ),
         });
       res.on('data', (chunk: Buffer) => {
         if (settled) return;

@@ -16,7 +16,7 @@ import { Transition, transitionAfterAttempt, transitionAfterLeaseExpiry } from '
 interface Change {
   run: HeldRunRecord;
   transition: Transition;
-  attempt: { httpStatus?: number | null; durationMs?: number | null; error?: string | null };
+  attempt: Pick<AttemptReport, 'httpStatus' | 'durationMs' | 'error' | 'response' | 'traceId'>;
 }
 
 /**
@@ -99,6 +99,8 @@ export class ExecutionService {
             httpStatus: report.httpStatus,
             durationMs: report.durationMs,
             error: report.error,
+            response: report.response,
+            traceId: report.traceId,
           },
         });
       }
@@ -164,6 +166,8 @@ export class ExecutionService {
         httpStatus: attempt.httpStatus,
         durationMs: attempt.durationMs,
         error: transition.attemptOutcome === 'succeeded' ? null : (attempt.error ?? null),
+        response: attempt.response ?? null,
+        traceId: attempt.traceId ?? null,
       })),
     );
     const retries: Array<{ job: RunToPublish; startAfter: Date }> = [];

@@ -29,6 +29,10 @@ export interface AttemptReport {
   durationMs?: number | null;
   /** A server-sent Retry-After, already capped. */
   retryAfterMs?: number | null;
+  /** What the target answered beside its status: allow-listed headers, the start of the body. */
+  response?: { headers: Record<string, string>; bodyExcerpt: string } | null;
+  /** The trace id of the attempt's target call (tracing on). */
+  traceId?: string | null;
 }
 
 /** An attempt's report under the fence its holder claimed with. */

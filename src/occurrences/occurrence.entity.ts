@@ -172,4 +172,11 @@ export class OccurrenceEntity {
 
   @Column({ name: 'finished_at', type: 'timestamptz', nullable: true })
   finishedAt: Date | null;
+
+  /**
+   * The W3C traceparent of the span that created the run (the poller's dispatch or the manual
+   * trigger), when tracing is on: every later span of the run is its child.
+   */
+  @Column({ name: 'trace_parent', type: 'text', nullable: true })
+  traceParent: string | null;
 }

@@ -27,6 +27,8 @@ export interface NewOccurrence {
   /** Idempotency-Key of its attempts when not its own id (a replay keeps its original's). */
   idempotencyKey?: string | null;
   replayOf?: string | null;
+  /** The W3C traceparent of the span that created it: the root of the run's trace. */
+  traceParent?: string | null;
 }
 
 export const RUN_TRIGGERS = ['schedule', 'manual', 'replay', 'backfill'] as const;

@@ -23,6 +23,7 @@ import {
   SEARCH_RUNS,
   SELECT_RUN,
   STATES_OF_ORIGIN,
+  SELECT_TRACE_PARENTS,
 } from './occurrences.sql';
 
 @Injectable()
@@ -57,6 +58,7 @@ export class OccurrencesRepository {
       origin_key: o.originKey ?? '',
       idempotency_key: o.idempotencyKey ?? null,
       replay_of: o.replayOf ?? null,
+      trace_parent: o.traceParent ?? null,
     }));
     const inserted = await this.sql.rows(INSERT_OCCURRENCES, [JSON.stringify(rows)], tx);
     return inserted.map((r) => ({
@@ -156,6 +158,15 @@ export class OccurrencesRepository {
    * The run's state right after the cancel: CANCELLED, or RUNNING with a cancel request. Null
    * when no active run matched (not found, or already final).
    */
+  async traceParents(tenantId: string, runIds: readonly string[]): Promise<Map<string, string>> {
+    if (runIds.length === 0) return new Map();
+    const rows = await this.sql.rows<{ id: string; trace_parent: string }>(SELECT_TRACE_PARENTS, [
+      tenantId,
+      runIds,
+    ]);
+    return new Map(rows.map((r) => [r.id, r.trace_parent]));
+  }
+
   async cancel(
     tx: Tx,
     tenantId: string,
@@ -248,5 +259,7 @@ function toRun(row: Row): Run {
     startDeadline: row.start_deadline as Date | null,
     firesAt: row.fires_at as Date,
     estimatedStartAt: (row.estimated_start_at as Date | undefined) ?? null,
+    // traceparent: version-traceid-spanid-flags
+    traceId: typeof row.trace_parent === 'string' ? row.trace_parent.split('-')[1] : null,
   };
 }

@@ -37,6 +37,11 @@ export class OccurrencesService {
     return { ...run, attempts: await this.attempts.list(tenantId, runId) };
   }
 
+  /** The traceparents of the runs that have one (their trace's root span), by run id. */
+  traceParents(tenantId: string, runIds: readonly string[]): Promise<Map<string, string>> {
+    return this.runs.traceParents(tenantId, runIds);
+  }
+
   /** The run as it is now, inside the caller's transaction when one is given. */
   find(tenantId: string, runId: string, tx?: Tx): Promise<Run | null> {
     return this.runs.findById(tenantId, runId, tx);

@@ -19,8 +19,8 @@ export const INSERT_OCCURRENCES = `
   INSERT INTO occurrences (
     tenant_id, schedule_id, revision, scheduled_at, scheduled_local, state, reason, trigger,
     max_attempts, retry_deadline, priority, start_deadline, fires_at, admitted_at,
-    coalesced_count, coalesced_first, coalesced_last, created_at, finished_at, origin_key,
-    idempotency_key, replay_of)
+    coalesced_count, coalesced_first, coalesced_last, created_at, finished_at, trace_parent,
+    origin_key, idempotency_key, replay_of)
   SELECT o.tenant_id, o.schedule_id, o.revision, o.scheduled_at, o.scheduled_local, o.state,
          o.reason, o.trigger, o.max_attempts,
          greatest(now(), o.fires_at) + make_interval(secs => o.retry_deadline_seconds),
@@ -31,14 +31,14 @@ export const INSERT_OCCURRENCES = `
          o.coalesced_count, o.coalesced_first, o.coalesced_last,
          greatest(now(), o.fires_at),
          CASE WHEN o.state = 'SKIPPED' THEN greatest(now(), o.fires_at) END,
-         coalesce(o.origin_key, ''), o.idempotency_key, o.replay_of
+         o.trace_parent, coalesce(o.origin_key, ''), o.idempotency_key, o.replay_of
     FROM jsonb_to_recordset($1::jsonb) AS o(
       tenant_id uuid, schedule_id uuid, revision int, scheduled_at timestamptz,
       scheduled_local text, state text, reason text, trigger text, max_attempts int,
       retry_deadline_seconds int, priority smallint, start_deadline_seconds int,
       fires_at timestamptz, admitted boolean,
       coalesced_count int, coalesced_first timestamptz, coalesced_last timestamptz,
-      origin_key text, idempotency_key uuid, replay_of uuid)
+      trace_parent text, origin_key text, idempotency_key uuid, replay_of uuid)
   ON CONFLICT ON CONSTRAINT occurrences_identity_key DO NOTHING
   RETURNING id, tenant_id, schedule_id, state, scheduled_at, origin_key`;
 
@@ -82,7 +82,12 @@ const RUN_COLUMNS = `
   o.reason, o.reason_detail, o.trigger, o.attempt_count, o.max_attempts, o.fencing_token,
   o.lease_until, o.next_attempt_at, o.cancel_requested_at, o.coalesced_count, o.coalesced_first,
   o.coalesced_last, o.created_at, o.finished_at, o.priority, o.start_deadline, o.fires_at,
-  coalesce(o.idempotency_key, o.id) AS idempotency_key, o.replay_of`;
+  o.trace_parent, coalesce(o.idempotency_key, o.id) AS idempotency_key, o.replay_of`;
+
+/** The stored traceparents of runs $2 of tenant $1 (for the worker's spans, tracing on). */
+export const SELECT_TRACE_PARENTS = `
+  SELECT id, trace_parent FROM occurrences
+   WHERE tenant_id = $1 AND id = ANY($2::uuid[]) AND trace_parent IS NOT NULL`;
 
 /**
  * One run. A run waiting for its tenant's budget also says when it should start: after the

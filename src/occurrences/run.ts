@@ -41,6 +41,8 @@ export interface Run {
   firesAt: Date;
   /** For a run waiting for its tenant's budget: when it should start (GET /runs/{id} only). */
   estimatedStartAt: Date | null;
+  /** The W3C trace id of the run's trace (tracing on when it was created). */
+  traceId: string | null;
 }
 
 export interface RunWithAttempts extends Run {

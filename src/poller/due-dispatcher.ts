@@ -1,3 +1,4 @@
+import { linkTo, SpanKind, startRootSpan, traceparentOf } from '../tracing';
 import { Injectable } from '@nestjs/common';
 import { AdmissionService } from '../admission';
 import { Transactions } from '../database';
@@ -137,7 +138,31 @@ export class DueDispatcher {
       const ready = planned.filter((o) => o.publish);
       await this.admission.decideNew(tx, ready);
       for (const run of ready) run.publish = run.admitted === true;
+      // Each run's trace starts here (tracing on), linked to the request that created its
+      // schedule; the run keeps the span's traceparent for the claim, the call, the completion.
+      const dispatchSpans = planned.map((o) => {
+        const span = startRootSpan('run.dispatch', {
+          kind: SpanKind.PRODUCER,
+          links: linkTo(schedules.get(o.scheduleId)?.traceParent),
+          attributes: {
+            'dueline.schedule_id': o.scheduleId,
+            'dueline.scheduled_at': o.scheduledAt.toISOString(),
+          },
+        });
+        o.traceParent = traceparentOf(span);
+        return span;
+      });
       const inserted = await this.occurrences.insert(tx, planned);
+      const spanOf = new Map(
+        planned.map((o, i) => [`${o.scheduleId}@${o.scheduledAt.getTime()}`, dispatchSpans[i]]),
+      );
+      for (const row of inserted) {
+        spanOf.get(`${row.scheduleId}@${row.scheduledAt.getTime()}`)?.setAttributes({
+          'dueline.run_id': row.id,
+          'dueline.state': row.state,
+        });
+      }
+      for (const span of dispatchSpans) span.end();
       const byKey = new Map(planned.map((o) => [`${o.scheduleId}@${o.scheduledAt.getTime()}`, o]));
       const jobs = inserted.flatMap((row) => {
         const run = byKey.get(`${row.scheduleId}@${row.scheduledAt.getTime()}`);

@@ -4,6 +4,8 @@ import { BackfillsModule } from '../backfills';
 import { BulkOperationsModule } from '../bulk-operations';
 import { ExecutionModule } from '../execution';
 import { SchedulesModule } from '../schedules';
+import { SigningKeysModule } from '../signing-keys';
+import { TargetsModule } from '../targets';
 import { AdmissionLoop } from './admission-loop';
 import { AutoPauseLoop } from './auto-pause-loop';
 import { BackfillLoop } from './backfill-loop';
@@ -22,6 +24,8 @@ import { RelayService } from './relay.service';
     BulkOperationsModule,
     ExecutionModule,
     SchedulesModule,
+    TargetsModule,
+    SigningKeysModule,
   ],
   providers: [
     RelayService,

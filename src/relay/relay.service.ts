@@ -11,12 +11,15 @@ import { APP_CONFIG, type AppConfig } from '../config';
 import { Lifecycle } from '../observability';
 import { RunJobsRepository } from '../queue';
 import { SchedulesService } from '../schedules';
+import { SigningKeysService } from '../signing-keys';
+import { TargetsService } from '../targets';
 import { OutboxRepository } from './outbox.repository';
 
 /**
  * The relay role's housekeeping: republishes QUEUED runs whose queue job is gone (the outbox
  * repair; harmless if the job was merely slow, because workers claim the run, not the
- * message), reports the outbox age, and prunes expired Idempotency-Keys. Expired leases are
+ * message), reports the outbox age, prunes expired Idempotency-Keys and drops signing secrets
+ * whose rotation overlap has ended, and rotates the JWT signing keys when due. Expired leases are
  * the LeaseSweeper's; admission is the admission module's, at claim.
  */
 @Injectable()
@@ -33,6 +36,8 @@ export class RelayService implements OnApplicationBootstrap, BeforeApplicationSh
     private readonly jobs: RunJobsRepository,
     private readonly schedules: SchedulesService,
     private readonly bulkOperations: BulkOperationsService,
+    private readonly targets: TargetsService,
+    private readonly signingKeys: SigningKeysService,
     private readonly lifecycle: Lifecycle,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -73,5 +78,7 @@ export class RelayService implements OnApplicationBootstrap, BeforeApplicationSh
     await this.schedules.pruneIdempotencyKeys(relay.idempotencyPruneBatchSize);
     // At most a few per round: each drains its whole (bounded) selection.
     for (let i = 0; i < 3 && (await this.bulkOperations.resumeStalled()); i++);
+    await this.targets.dropExpiredSecrets(relay.idempotencyPruneBatchSize);
+    await this.signingKeys.rotateIfDue();
   }
 }

@@ -32,6 +32,8 @@ export interface CreateRequest {
   input: ScheduleInput;
   /** Who creates it: revision 1 records it. */
   actor: Actor;
+  /** The W3C traceparent of the create's span (tracing on), kept to link its runs to it. */
+  traceParent?: string | null;
 }
 
 /** Each request's answer: the schedule (`created` false for a replay) or why it was refused. */
@@ -54,6 +56,7 @@ interface Prepared {
   nextDueAt: Date | null;
   /** What it will add to the tenant's projected load. */
   load: LoadContribution | null;
+  traceParent: string | null;
 }
 
 /** Single creates of one tenant that arrive together share a transaction, up to this many. */
@@ -167,6 +170,7 @@ export class ScheduleCreator {
           definition,
           nextDueAt: nextDueAfter(definition, now, firingChecks),
           load: projectLoad(loadSourceOf(definition), now),
+          traceParent: request.traceParent ?? null,
         });
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;

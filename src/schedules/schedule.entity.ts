@@ -158,6 +158,10 @@ export class ScheduleEntity {
   @Column({ name: 'next_due_at', type: 'timestamptz', nullable: true })
   nextDueAt: Date | null;
 
+  /** The W3C traceparent of the request that created it (tracing on): its runs link to it. */
+  @Column({ name: 'trace_parent', type: 'text', nullable: true })
+  traceParent: string | null;
+
   @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
   createdAt: Date;
 

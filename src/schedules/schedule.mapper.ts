@@ -80,6 +80,7 @@ export function toSchedule(row: ScheduleEntity): Schedule {
       retryDeadlineSeconds: row.retryDeadlineSeconds,
     },
     nextDueAt: row.nextDueAt,
+    traceParent: row.traceParent ?? null,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };

@@ -88,6 +88,8 @@ export interface Schedule extends ScheduleDefinition {
   /** Set while paused: why, and (for an auto-pause) which runs. */
   pausedReason: PauseReason | null;
   pausedNote: string | null;
+  /** The create's span, when it was traced. */
+  traceParent: string | null;
   createdAt: Date;
   updatedAt: Date;
 }

@@ -52,6 +52,7 @@ export interface NewSchedule {
   id: string;
   definition: ScheduleDefinition;
   nextDueAt: Date | null;
+  traceParent?: string | null;
 }
 
 export interface ScheduleAdvance {
@@ -121,6 +122,7 @@ export class SchedulesRepository {
       ...byColumnName(columns, definitionColumns(s.definition)),
       id: s.id,
       next_due_at: s.nextDueAt?.toISOString() ?? null,
+      trace_parent: s.traceParent ?? null,
     }));
     const raw = await this.sql.rows(INSERT_SCHEDULES, [tenantId, JSON.stringify(rows)], tx);
     return raw.map((row) => toSchedule(fromRaw(columns, row)));

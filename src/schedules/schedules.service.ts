@@ -1,3 +1,4 @@
+import { inSpan, SpanKind, traceparentOf } from '../tracing';
 import { Injectable, Logger } from '@nestjs/common';
 import { AdmissionService } from '../admission';
 import { CalendarsService } from '../calendars';
@@ -120,14 +121,18 @@ export class SchedulesService {
     input: ScheduleInput,
     actor: Actor,
   ): Promise<{ schedule: Schedule; created: boolean }> {
-    const outcome = await this.creator.createOne(tenant, {
-      idempotencyKey,
-      requestBody,
-      input,
-      actor,
+    return inSpan('schedule.create', { kind: SpanKind.SERVER }, async (span) => {
+      const outcome = await this.creator.createOne(tenant, {
+        idempotencyKey,
+        requestBody,
+        input,
+        actor,
+        traceParent: traceparentOf(span),
+      });
+      if (outcome.error) throw outcome.error;
+      span.setAttribute('dueline.schedule_id', outcome.schedule.id);
+      return outcome;
     });
-    if (outcome.error) throw outcome.error;
-    return outcome;
   }
 
   /**
@@ -139,7 +144,13 @@ export class SchedulesService {
     if (requests.length > SCHEDULE_LIMITS.maxBatchItems) {
       throw new ValidationError(`a batch holds at most ${SCHEDULE_LIMITS.maxBatchItems} items`);
     }
-    return this.creator.create(tenant, requests);
+    return inSpan('schedule.create_batch', { kind: SpanKind.SERVER }, (span) => {
+      const traceParent = traceparentOf(span);
+      return this.creator.create(
+        tenant,
+        requests.map((request) => ({ ...request, traceParent })),
+      );
+    });
   }
 
   /** How many of the tenant's schedules count against maxActiveSchedules (active, paused). */
@@ -336,6 +347,19 @@ export class SchedulesService {
    * identity, so the later one simply tries again at a later instant.
    */
   async trigger(tenantId: string, scheduleId: string): Promise<Run> {
+    // The run's trace: its root is this span, whose traceparent the run keeps.
+    return inSpan('run.trigger', { kind: SpanKind.SERVER }, async (span) => {
+      const run = await this.triggerOnce(tenantId, scheduleId, traceparentOf(span));
+      span.setAttributes({ 'dueline.schedule_id': scheduleId, 'dueline.run_id': run.id });
+      return run;
+    });
+  }
+
+  private async triggerOnce(
+    tenantId: string,
+    scheduleId: string,
+    traceParent: string | null,
+  ): Promise<Run> {
     for (let round = 0; round < 3; round++) {
       const run = await this.transactions.run(async (tx) => {
         const schedule = await this.schedules.lockForTrigger(tx, tenantId, scheduleId);
@@ -345,7 +369,7 @@ export class SchedulesService {
             currentStatus: schedule.status,
           });
         }
-        return this.recordManualRun(tx, schedule);
+        return this.recordManualRun(tx, schedule, traceParent);
       });
       if (run) {
         this.logger.log({ tenantId, scheduleId, runId: run.id }, 'manual run triggered');
@@ -430,7 +454,11 @@ export class SchedulesService {
     return this.quota.release(tx, released);
   }
 
-  private async recordManualRun(tx: Tx, schedule: TriggerSchedule): Promise<Run | null> {
+  private async recordManualRun(
+    tx: Tx,
+    schedule: TriggerSchedule,
+    traceParent: string | null,
+  ): Promise<Run | null> {
     const run: NewOccurrence = {
       tenantId: schedule.tenantId,
       scheduleId: schedule.id,
@@ -444,6 +472,7 @@ export class SchedulesService {
       retryDeadlineSeconds: schedule.retryDeadlineSeconds,
       priority: schedule.priority,
       startDeadlineSeconds: schedule.startDeadlineSeconds,
+      traceParent,
     };
     // Through admission like any run: it waits if its tenant cannot afford it now.
     await this.admission.decideNew(tx, [run]);

@@ -3,6 +3,8 @@ export {
   TARGET_LIMITS,
   TARGET_METHODS,
   type DispatchTarget,
+  type RotatedSecret,
+  type SecretRotation,
   type Target,
   type TargetInput,
   type TargetKind,
@@ -18,3 +20,11 @@ export {
 } from './target-headers';
 export { TargetsModule } from './targets.module';
 export { TargetsService } from './targets.service';
+export {
+  authView,
+  TARGET_AUTH_TYPES,
+  targetAuthProblems,
+  type TargetAuth,
+  type TargetAuthType,
+  type TargetAuthView,
+} from './target-auth';

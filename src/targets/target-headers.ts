@@ -16,7 +16,7 @@ const FRAMING =
   'describes the connection or the body framing, which dueline sets itself; it cannot be registered';
 const CREDENTIAL =
   'carries a credential, and registered headers are stored and shown as plain configuration; ' +
-  'set signingSecret and verify X-Dueline-Signature instead';
+  'set auth (write-only) or signingSecret and verify webhook-signature instead';
 
 /**
  * Hop-by-hop and framing headers would let a registration smuggle requests or break the framing
@@ -42,13 +42,17 @@ const RESERVED: ReadonlyMap<string, string> = new Map([
   ['proxy-authorization', CREDENTIAL],
   ['proxy-authenticate', FRAMING],
   ['cookie', CREDENTIAL],
+  ['traceparent', "is set by dueline to the run's trace; it cannot be registered"],
+  ['tracestate', "is set by dueline to the run's trace; it cannot be registered"],
 ]);
 
 /** Why `name` may not be registered, or null when it may. Case-insensitive, like HTTP. */
 export function reservedHeaderReason(name: string): string | null {
   const lower = name.toLowerCase();
   // A receiver trusts X-Dueline-* to come from us (run id, attempt, fencing token, signature).
-  if (lower.startsWith('x-dueline-')) return 'is reserved for headers that dueline sets';
+  if (lower.startsWith('x-dueline-') || lower.startsWith('webhook-')) {
+    return 'is reserved for headers that dueline sets';
+  }
   return RESERVED.get(lower) ?? null;
 }
 

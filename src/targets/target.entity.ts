@@ -28,6 +28,17 @@ import { TenantEntity } from '../tenants/tenant.entity';
 @Check('targets_method_check', `method IN ('GET', 'POST', 'PUT', 'PATCH', 'DELETE')`)
 @Check('targets_timeout_ms_check', `timeout_ms BETWEEN 1000 AND 60000`)
 @Check('targets_headers_check', `jsonb_typeof(headers) = 'object'`)
+// A rotated-out secret signs only for the overlap its rotation chose: it never lingers undated.
+@Check(
+  'targets_previous_secret_check',
+  `(previous_signing_secret IS NULL) = (previous_signing_secret_expires_at IS NULL)`,
+)
+// The auth block and the view reads show of it are written together.
+@Check('targets_auth_check', `(auth IS NULL) = (auth_view IS NULL)`)
+// The relay drops rotated-out secrets once their overlap ends.
+@Index('targets_previous_secret_expiry_idx', ['previousSigningSecretExpiresAt'], {
+  where: '(previous_signing_secret_expires_at IS NOT NULL)',
+})
 export class TargetEntity {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'targets_pkey' })
   id: string;
@@ -61,12 +72,27 @@ export class TargetEntity {
   deduplicates: boolean;
 
   /**
-   * Plain text for now: it must be readable to sign requests, so hashing is not an option, and
-   * encrypting it at rest needs a key-management decision (where the key lives, how it rotates)
-   * that has not been made. Never selected except for dispatch; never logged or returned.
+   * Sealed with AES-256-GCM under SECRETS_KEY (src/secrets): it must be readable to sign
+   * requests, so it cannot be hashed. Never selected except for dispatch (and a key rotation);
+   * never logged or returned.
    */
   @Column({ name: 'signing_secret', type: 'text', nullable: true })
   signingSecret: string | null;
+
+  /** The secret a rotation replaced (sealed): it keeps signing beside the new one until it expires. */
+  @Column({ name: 'previous_signing_secret', type: 'text', nullable: true })
+  previousSigningSecret: string | null;
+
+  @Column({ name: 'previous_signing_secret_expires_at', type: 'timestamptz', nullable: true })
+  previousSigningSecretExpiresAt: Date | null;
+
+  /** How dueline authenticates to the target, sealed (credentials included). */
+  @Column({ type: 'text', nullable: true })
+  auth: string | null;
+
+  /** The same block without its secrets: what reads show. */
+  @Column({ name: 'auth_view', type: 'jsonb', nullable: true })
+  authView: object | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;

@@ -2,17 +2,22 @@ import { Injectable } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import { SqlRunner, type Tx } from '../database';
 import { TargetEntity } from './target.entity';
-import type { DispatchTarget, Target, TargetKind, TargetMethod } from './target';
+import type { Target, TargetKind, TargetMethod } from './target';
+import type { TargetAuthView } from './target-auth';
 import {
   COUNT_SCHEDULES_USING_TARGET,
+  DROP_EXPIRED_PREVIOUS_SECRETS,
   LIST_TARGETS_AFTER,
   LIST_TARGETS_FIRST_PAGE,
   LOCK_TARGET_FOR_DELETE,
   LOCK_USABLE_TARGETS,
+  ROTATE_SIGNING_SECRET,
+  SELECT_STALE_SEALED_SECRETS,
   SELECT_TARGET,
   SELECT_TARGETS_FOR_DISPATCH,
   SOFT_DELETE_UNUSED_TARGET,
   TARGET_COLUMNS,
+  WRITE_RESEALED_SECRETS,
 } from './targets.sql';
 
 /** Column values as the service has validated and defaulted them. */
@@ -25,6 +30,25 @@ export interface TargetValues {
   timeoutMs: number;
   deduplicates: boolean;
   signingSecret: string | null;
+  previousSigningSecret?: null;
+  previousSigningSecretExpiresAt?: null;
+  /** Sealed; with its view (both null for none). */
+  auth: string | null;
+  authView: TargetAuthView | null;
+}
+
+/** A target's secrets as stored (sealed), for a key rotation. */
+export interface SealedSecrets {
+  id: string;
+  signingSecret: string | null;
+  previousSigningSecret: string | null;
+  auth: string | null;
+}
+
+/** A target as the worker reads it: its secrets still sealed (the service opens them). */
+export interface SealedDispatchTarget extends Omit<Target, 'auth'> {
+  signingSecrets: string[];
+  auth: string | null;
 }
 
 export type WriteOutcome = { kind: 'ok'; target: Target } | { kind: 'duplicate_name' };
@@ -43,6 +67,8 @@ interface TargetRow {
   timeout_ms: number;
   deduplicates: boolean;
   has_signing_secret: boolean;
+  previous_signing_secret_expires_at: Date | null;
+  auth_view: TargetAuthView | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -92,12 +118,77 @@ export class TargetsRepository {
     return rows[0] ? toTarget(rows[0]) : null;
   }
 
-  async findManyForDispatch(tenantId: string, ids: readonly string[]): Promise<DispatchTarget[]> {
-    const rows = await this.sql.rows<TargetRow & { signing_secret: string | null }>(
-      SELECT_TARGETS_FOR_DISPATCH,
-      [tenantId, ids],
-    );
-    return rows.map((row) => ({ ...toTarget(row), signingSecret: row.signing_secret }));
+  async findManyForDispatch(
+    tenantId: string,
+    ids: readonly string[],
+  ): Promise<SealedDispatchTarget[]> {
+    const rows = await this.sql.rows<
+      TargetRow & {
+        signing_secret: string | null;
+        previous_signing_secret: string | null;
+        auth: string | null;
+      }
+    >(SELECT_TARGETS_FOR_DISPATCH, [tenantId, ids]);
+    return rows.map((row) => ({
+      ...toTarget(row),
+      auth: row.auth,
+      signingSecrets: [row.signing_secret, row.previous_signing_secret].filter(
+        (secret): secret is string => secret !== null,
+      ),
+    }));
+  }
+
+  /** Null when the target does not exist for this tenant (see ROTATE_SIGNING_SECRET). */
+  async rotateSigningSecret(
+    tenantId: string,
+    id: string,
+    secret: string,
+    overlapSeconds: number,
+  ): Promise<Target | null> {
+    const rows = await this.sql.rows<TargetRow>(ROTATE_SIGNING_SECRET, [
+      tenantId,
+      id,
+      secret,
+      overlapSeconds,
+    ]);
+    return rows[0] ? toTarget(rows[0]) : null;
+  }
+
+  /** Targets with a secret sealed under another key than `currentKeyId` (at most `limit`). */
+  async findStaleSealed(currentKeyId: string, limit: number): Promise<SealedSecrets[]> {
+    const rows = await this.sql.rows<{
+      id: string;
+      signing_secret: string | null;
+      previous_signing_secret: string | null;
+      auth: string | null;
+    }>(SELECT_STALE_SEALED_SECRETS, [`enc:v1:${currentKeyId}:%`, limit]);
+    return rows.map((row) => ({
+      id: row.id,
+      signingSecret: row.signing_secret,
+      previousSigningSecret: row.previous_signing_secret,
+      auth: row.auth,
+    }));
+  }
+
+  /** See WRITE_RESEALED_SECRETS; returns how many targets were written. */
+  writeResealed(
+    read: readonly SealedSecrets[],
+    resealed: readonly SealedSecrets[],
+  ): Promise<number> {
+    return this.sql.affected(WRITE_RESEALED_SECRETS, [
+      read.map((r) => r.id),
+      read.map((r) => r.signingSecret),
+      read.map((r) => r.previousSigningSecret),
+      read.map((r) => r.auth),
+      resealed.map((r) => r.signingSecret),
+      resealed.map((r) => r.previousSigningSecret),
+      resealed.map((r) => r.auth),
+    ]);
+  }
+
+  /** See DROP_EXPIRED_PREVIOUS_SECRETS; returns how many targets lost their old secret. */
+  dropExpiredPreviousSecrets(limit: number): Promise<number> {
+    return this.sql.affected(DROP_EXPIRED_PREVIOUS_SECRETS, [limit]);
   }
 
   /** Up to `limit` targets after the target `afterId`, oldest first. */
@@ -160,6 +251,8 @@ function toTarget(row: TargetRow): Target {
     timeoutMs: row.timeout_ms,
     deduplicates: row.deduplicates,
     hasSigningSecret: row.has_signing_secret,
+    previousSecretExpiresAt: row.previous_signing_secret_expires_at,
+    auth: row.auth_view,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -9,10 +9,19 @@ import {
 } from '../common';
 import { APP_CONFIG, type AppConfig } from '../config';
 import type { Tx } from '../database';
-import { checkTargetUrl } from '../delivery';
+import { SecretBox } from '../secrets';
+import {
+  canonicalIp,
+  checkTargetUrl,
+  generateStandardSecret,
+  standardSecretProblem,
+} from '../delivery';
+import { authView, targetAuthProblems, type TargetAuth } from './target-auth';
 import { targetHeaderProblems } from './target-headers';
 import {
   DispatchTarget,
+  RotatedSecret,
+  SecretRotation,
   Target,
   TARGET_LIMITS,
   TargetInput,
@@ -21,11 +30,17 @@ import {
 } from './target';
 import { TargetsRepository, TargetValues, WriteOutcome } from './targets.repository';
 
+/** Signing secrets are sealed at rest (AES-256-GCM, see src/secrets) under this purpose. */
+const SECRET = 'target.signing_secret';
+/** Auth blocks are sealed whole (credentials with the rest) under this one. */
+const AUTH = 'target.auth';
+
 @Injectable()
 export class TargetsService {
   constructor(
     private readonly targets: TargetsRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly box: SecretBox,
   ) {}
 
   async create(tenantId: string, input: TargetInput): Promise<Target> {
@@ -37,7 +52,8 @@ export class TargetsService {
       headers: checkedHeaders(input.headers ?? {}),
       timeoutMs: input.timeoutMs ?? TARGET_LIMITS.defaultTimeoutMs,
       deduplicates: input.deduplicates ?? false,
-      signingSecret: input.signingSecret ?? null,
+      signingSecret: this.sealed(checkedSecret(input.signingSecret ?? null)),
+      ...this.authValues(input.auth ?? null),
     };
     return unwrap(await this.targets.insert(tenantId, values), values.name);
   }
@@ -69,11 +85,53 @@ export class TargetsService {
     if (patch.headers !== undefined) changes.headers = checkedHeaders(patch.headers);
     if (patch.timeoutMs !== undefined) changes.timeoutMs = patch.timeoutMs;
     if (patch.deduplicates !== undefined) changes.deduplicates = patch.deduplicates;
-    if (patch.signingSecret !== undefined) changes.signingSecret = patch.signingSecret;
+    if (patch.signingSecret !== undefined) {
+      // A PATCH replaces the secret at once (and ends any rotation); rotate() overlaps them.
+      changes.signingSecret = this.sealed(checkedSecret(patch.signingSecret));
+      changes.previousSigningSecret = null;
+      changes.previousSigningSecretExpiresAt = null;
+    }
+    if (patch.auth !== undefined) Object.assign(changes, this.authValues(patch.auth));
     if (Object.keys(changes).length === 0) return this.get(tenantId, id);
     const outcome = await this.targets.update(tenantId, id, changes);
     if (!outcome) throw notFound(id);
     return unwrap(outcome, changes.name ?? '');
+  }
+
+  /**
+   * A new signing secret (the caller's, or one generated and returned once); the one it replaces
+   * keeps signing beside it for `overlapSeconds`, then is dropped. At most two are ever active.
+   */
+  async rotateSecret(
+    tenantId: string,
+    id: string,
+    rotation: SecretRotation,
+  ): Promise<RotatedSecret> {
+    if (!isUuid(id)) throw notFound(id);
+    const overlap = rotation.overlapSeconds ?? TARGET_LIMITS.defaultSecretOverlapSeconds;
+    if (
+      !Number.isInteger(overlap) ||
+      overlap < 0 ||
+      overlap > TARGET_LIMITS.maxSecretOverlapSeconds
+    ) {
+      const message = `overlapSeconds must be an integer from 0 to ${TARGET_LIMITS.maxSecretOverlapSeconds}`;
+      throw new ValidationError(message, [{ field: 'overlapSeconds', message }]);
+    }
+    const generatedSecret = rotation.signingSecret === undefined ? generateStandardSecret() : null;
+    const secret = checkedSecret(rotation.signingSecret ?? generatedSecret);
+    const target = await this.targets.rotateSigningSecret(
+      tenantId,
+      id,
+      this.sealed(secret)!,
+      overlap,
+    );
+    if (!target) throw notFound(id);
+    return { target, generatedSecret };
+  }
+
+  /** Forgets rotated-out secrets past their overlap (the relay calls this every round). */
+  dropExpiredSecrets(limit: number): Promise<number> {
+    return this.targets.dropExpiredPreviousSecrets(limit);
   }
 
   /** Soft delete; refused while active or paused schedules use the target. */
@@ -106,7 +164,43 @@ export class TargetsService {
     const valid = [...new Set(ids)].filter(isUuid);
     if (valid.length === 0) return new Map();
     const targets = await this.targets.findManyForDispatch(tenantId, valid);
-    return new Map(targets.map((target) => [target.id, target]));
+    return new Map(
+      targets.map((target) => [
+        target.id,
+        {
+          ...target,
+          signingSecrets: target.signingSecrets.map((sealed) => this.box.open(sealed, SECRET)),
+          auth: target.auth ? (JSON.parse(this.box.open(target.auth, AUTH)) as TargetAuth) : null,
+        },
+      ]),
+    );
+  }
+
+  /**
+   * Re-seals, under the current key, up to `limit` targets' secrets sealed under an older one;
+   * returns how many it found (0: none is left). For `npm run secrets:rotate-key`.
+   */
+  async resealSecrets(limit: number): Promise<number> {
+    const stale = await this.targets.findStaleSealed(this.box.currentKeyId, limit);
+    if (stale.length === 0) return 0;
+    const reseal = (value: string | null) =>
+      value === null || !this.box.isStale(value)
+        ? value
+        : this.box.seal(this.box.open(value, SECRET), SECRET);
+    const resealAuth = (value: string | null) =>
+      value === null || !this.box.isStale(value)
+        ? value
+        : this.box.seal(this.box.open(value, AUTH), AUTH);
+    await this.targets.writeResealed(
+      stale,
+      stale.map((row) => ({
+        id: row.id,
+        signingSecret: reseal(row.signingSecret),
+        previousSigningSecret: reseal(row.previousSigningSecret),
+        auth: resealAuth(row.auth),
+      })),
+    );
+    return stale.length;
   }
 
   /**
@@ -139,6 +233,48 @@ export class TargetsService {
   }
 
   /**
+   * A checked auth block, sealed, and its view. A token endpoint is held to the address policy
+   * and must be https (it receives the client secret) unless the operator lists its host in
+   * TARGET_ALLOWED_HOSTS, i.e. trusts the network it is on.
+   */
+  private authValues(auth: TargetAuth | null): Pick<TargetValues, 'auth' | 'authView'> {
+    if (auth === null) return { auth: null, authView: null };
+    const problems = targetAuthProblems(auth);
+    if (auth.type === 'oauth2_client_credentials' && problems.length === 0) {
+      const check = checkTargetUrl(auth.tokenUrl, this.config.targetAllowedHosts);
+      if (!check.ok) {
+        problems.push({
+          field: 'auth.tokenUrl',
+          message: check.reason.replace(/^target /, 'token '),
+        });
+      } else if (check.url.protocol !== 'https:' && !this.isListedHost(check.url.hostname)) {
+        problems.push({
+          field: 'auth.tokenUrl',
+          message: `auth.tokenUrl must be https (it receives the client secret) unless its host is listed in TARGET_ALLOWED_HOSTS`,
+        });
+      }
+    }
+    if (problems.length > 0) {
+      throw new ValidationError(problems.map((p) => p.message).join('; '), problems);
+    }
+    return { auth: this.box.seal(JSON.stringify(auth), AUTH), authView: authView(auth) };
+  }
+
+  private isListedHost(hostname: string): boolean {
+    const allowed = this.config.targetAllowedHosts;
+    const host = hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+    return (
+      allowed.names.has(host) ||
+      allowed.ips.has(canonicalIp(host) ?? '') ||
+      allowed.suffixes.some((suffix) => host.endsWith(suffix))
+    );
+  }
+
+  private sealed(secret: string | null): string | null {
+    return secret === null ? null : this.box.seal(secret, SECRET);
+  }
+
+  /**
    * Runs the address policy at registration and stores the URL as the parser normalised it,
    * which is what will be called; that form is checked too, since the invoker checks it again
    * before every call and a URL that only failed then would fail every run.
@@ -153,6 +289,18 @@ export class TargetsService {
     }
     return normalised.url.href;
   }
+}
+
+/** A secret must be in the Standard Webhooks form; the problem never repeats it. */
+function checkedSecret(secret: string | null): string | null {
+  if (secret === null) return null;
+  const problem = standardSecretProblem(secret);
+  if (problem) {
+    throw new ValidationError(`signingSecret ${problem}`, [
+      { field: 'signingSecret', message: `signingSecret ${problem}` },
+    ]);
+  }
+  return secret;
 }
 
 function checkedHeaders(headers: Record<string, string>): Record<string, string> {

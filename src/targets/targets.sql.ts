@@ -7,17 +7,23 @@
 /** What reads return. The secret itself is never selected here, only whether there is one. */
 export const TARGET_COLUMNS = `
   id, tenant_id, name, kind, url, method, headers, timeout_ms, deduplicates,
-  signing_secret IS NOT NULL AS has_signing_secret, created_at, updated_at`;
+  signing_secret IS NOT NULL AS has_signing_secret, previous_signing_secret_expires_at,
+  auth_view, created_at, updated_at`;
 
 export const SELECT_TARGET = `
   SELECT ${TARGET_COLUMNS}
     FROM targets
    WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL`;
 
-/** The only statement that reads the signing secret: the worker needs it to sign requests. */
-/** The live targets among $2 (ids) of tenant $1, with their secrets: only the worker reads this. */
+/**
+ * The live targets among $2 (ids) of tenant $1, with their secrets: the only statement that
+ * reads them, for the worker to sign requests. A rotated-out secret past its overlap is not
+ * used, even before the relay drops it (DROP_EXPIRED_PREVIOUS_SECRETS).
+ */
 export const SELECT_TARGETS_FOR_DISPATCH = `
-  SELECT ${TARGET_COLUMNS}, signing_secret
+  SELECT ${TARGET_COLUMNS}, signing_secret, auth,
+         CASE WHEN previous_signing_secret_expires_at > now() THEN previous_signing_secret END
+           AS previous_signing_secret
     FROM targets
    WHERE tenant_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL`;
 
@@ -93,3 +99,55 @@ export const COUNT_SCHEDULES_USING_TARGET = `
   SELECT count(*)::int AS n
     FROM schedules
    WHERE tenant_id = $1 AND target_id = $2 AND status IN ('active', 'paused')`;
+
+/**
+ * Invariant: a target holds at most two secrets, and the older one only for the overlap the
+ * caller chose. The current secret becomes the previous one (dropping any earlier previous
+ * one) unless there is none or the overlap is 0; $3 is the new secret, $4 the overlap seconds.
+ */
+export const ROTATE_SIGNING_SECRET = `
+  UPDATE targets
+     SET previous_signing_secret = CASE WHEN $4::int > 0 THEN signing_secret END,
+         previous_signing_secret_expires_at =
+           CASE WHEN $4::int > 0 AND signing_secret IS NOT NULL
+                THEN now() + make_interval(secs => $4::int) END,
+         signing_secret = $3,
+         updated_at = now()
+   WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL
+  RETURNING ${TARGET_COLUMNS}`;
+
+/** Forgets rotated-out secrets whose overlap has ended, at most $1 targets per call. */
+export const DROP_EXPIRED_PREVIOUS_SECRETS = `
+  UPDATE targets
+     SET previous_signing_secret = NULL, previous_signing_secret_expires_at = NULL
+   WHERE id IN (SELECT id FROM targets
+                 WHERE previous_signing_secret_expires_at <= now()
+                 LIMIT $1)`;
+
+/**
+ * Secrets at rest sealed under another key than $1 (the current key's prefix, `enc:v1:<id>:%`),
+ * deleted targets included (their secrets are still at rest), at most $2, for a key rotation.
+ */
+export const SELECT_STALE_SEALED_SECRETS = `
+  SELECT id, signing_secret, previous_signing_secret, auth
+    FROM targets
+   WHERE signing_secret NOT LIKE $1 OR previous_signing_secret NOT LIKE $1 OR auth NOT LIKE $1
+   ORDER BY id
+   LIMIT $2`;
+
+/**
+ * Writes re-sealed secrets, each only over the value it was read as (compare and set), so a
+ * rotation or PATCH that ran meanwhile is never overwritten with the older secret. One row per
+ * target: $1 ids, $2/$3/$4 the signing secret, previous secret and auth as read, $5/$6/$7 their
+ * new sealing.
+ */
+export const WRITE_RESEALED_SECRETS = `
+  UPDATE targets t
+     SET signing_secret = u.new_s, previous_signing_secret = u.new_p, auth = u.new_a
+    FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+                $7::text[])
+         AS u(id, old_s, old_p, old_a, new_s, new_p, new_a)
+   WHERE t.id = u.id
+     AND t.signing_secret IS NOT DISTINCT FROM u.old_s
+     AND t.previous_signing_secret IS NOT DISTINCT FROM u.old_p
+     AND t.auth IS NOT DISTINCT FROM u.old_a`;

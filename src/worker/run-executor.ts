@@ -15,8 +15,20 @@ import {
 } from '../execution';
 import { Lifecycle } from '../observability';
 import type { RunJob } from '../queue';
+import { OccurrencesService } from '../occurrences';
 import { TargetsService, type DispatchTarget } from '../targets';
+import {
+  contextOf,
+  inSpan,
+  markError,
+  propagationHeaders,
+  SpanKind,
+  startSpan,
+  traceIdOf,
+  tracingActive,
+} from '../tracing';
 import { LeaseKeeper } from './lease-keeper';
+import { TargetCredentials } from './target-credentials';
 
 /** Which queue a batch of jobs came from: `high` runs', or everyone else's. */
 export type WorkerLane = 'high' | 'other';
@@ -25,6 +37,9 @@ interface HeldClaim {
   claim: Claim;
   /** performance.now() when its claim was sent: the lease cannot have started before. */
   claimSentAt: number;
+  /** Wall clock when it was sent and answered, for the claim's span. */
+  claimSentAtMs: number;
+  claimedAtMs: number;
 }
 
 /**
@@ -59,6 +74,8 @@ export class RunExecutor {
     private readonly lifecycle: Lifecycle,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly credentials: TargetCredentials,
+    private readonly runs: OccurrencesService,
   ) {
     this.claims = new Batcher(
       async (runs: RunJob[]) => {
@@ -109,7 +126,19 @@ export class RunExecutor {
             held.map((h) => h.claim.targetId),
           )
           .catch((error: unknown) => new TargetsUnavailable(error));
-        for (const h of held) this.track(this.run(h, targets), onWake, lane);
+        // Only when spans are recorded: the runs' traces, to put the claim, the call and the
+        // completion in them. A failure here costs the spans, never the run.
+        const traces = tracingActive()
+          ? await this.runs
+              .traceParents(
+                tenantId,
+                held.map((h) => h.claim.runId),
+              )
+              .catch(() => new Map<string, string>())
+          : new Map<string, string>();
+        for (const h of held) {
+          this.track(this.run(h, targets, traces.get(h.claim.runId)), onWake, lane);
+        }
       }),
     );
     if (failures.length > 0) throw failures[0];
@@ -158,22 +187,25 @@ export class RunExecutor {
     onWake: (inMs: number) => void,
   ): Promise<HeldClaim[]> {
     const sentAt = performance.now();
+    const sentAtMs = Date.now();
     // Each submit joins whatever this process is claiming at the moment (see `claims`).
     const fast = await Promise.all(jobs.map((job) => this.claims.submit(job.data)));
     const held: HeldClaim[] = [];
     const rest: Array<Job<RunJob>> = [];
     fast.forEach((claim, i) => {
-      if (claim) held.push({ claim, claimSentAt: sentAt });
-      else rest.push(jobs[i]);
+      if (claim) {
+        held.push({ claim, claimSentAt: sentAt, claimSentAtMs: sentAtMs, claimedAtMs: Date.now() });
+      } else rest.push(jobs[i]);
     });
     await Promise.all(
       rest.map(async (job) => {
         const claimSentAt = performance.now();
+        const claimSentAtMs = Date.now();
         const result = await this.admission.claim(tenantId, job.data.runId, this.workerId, {
           requeue: true,
         });
         if (result.claimed) {
-          held.push({ claim: result.claim, claimSentAt });
+          held.push({ claim: result.claim, claimSentAt, claimSentAtMs, claimedAtMs: Date.now() });
           return;
         }
         if (result.requeuedInMs !== null) onWake(result.requeuedInMs);
@@ -184,10 +216,24 @@ export class RunExecutor {
 
   /** One claimed run: the attempt under a kept lease, then the fenced completion. */
   private async run(
-    { claim, claimSentAt }: HeldClaim,
+    { claim, claimSentAt, claimSentAtMs, claimedAtMs }: HeldClaim,
     targets: Map<string, DispatchTarget> | TargetsUnavailable,
+    traceParent: string | undefined,
   ): Promise<number | null> {
     const { tenantId, runId } = claim;
+    const runTrace = contextOf(traceParent);
+    const spanIds = {
+      'dueline.run_id': runId,
+      'dueline.attempt': claim.attempt,
+      'dueline.fencing_token': claim.fencingToken,
+    };
+    if (traceParent) {
+      startSpan(
+        'run.claim',
+        { kind: SpanKind.CONSUMER, startTime: claimSentAtMs, attributes: spanIds },
+        runTrace,
+      ).end(claimedAtMs);
+    }
     const ids = { tenantId, scheduleId: claim.scheduleId, runId, attempt: claim.attempt };
     const keeper = new LeaseKeeper({
       claimSentAt,
@@ -208,7 +254,7 @@ export class RunExecutor {
               error: `the target could not be loaded: ${errorSummary(targets.cause).message}`,
               mayHaveActed: false,
             }
-          : await this.attempt(claim, targets.get(claim.targetId) ?? null, keeper);
+          : await this.attempt(claim, targets.get(claim.targetId) ?? null, keeper, runTrace);
     } finally {
       await keeper.stop();
     }
@@ -217,7 +263,17 @@ export class RunExecutor {
       this.logger.warn(ids, 'lease lost during the attempt; result discarded');
       return null;
     }
-    const result = await this.completeWithRetries(claim, report, ids);
+    const result = await inSpan(
+      'run.complete',
+      { kind: SpanKind.INTERNAL, attributes: { ...spanIds, 'dueline.outcome': report.outcome } },
+      async (span) => {
+        const done = await this.completeWithRetries(claim, report, ids);
+        span.setAttribute('dueline.accepted', done?.accepted ?? false);
+        if (done?.accepted) span.setAttribute('dueline.state', done.state);
+        return done;
+      },
+      runTrace,
+    );
     return result?.accepted ? result.retryInMs : null;
   }
 
@@ -225,6 +281,7 @@ export class RunExecutor {
     claim: Claim,
     target: DispatchTarget | null,
     keeper: LeaseKeeper,
+    runTrace: ReturnType<typeof contextOf>,
   ): Promise<AttemptReport> {
     if (!target) {
       return {
@@ -234,35 +291,96 @@ export class RunExecutor {
         mayHaveActed: false,
       };
     }
-    const scheduledAt = claim.scheduledAt.toISOString();
-    const response = await invokeTarget(
+    const url = new URL(target.url);
+    return inSpan(
+      'target.call',
       {
-        url: target.url,
-        method: target.method,
-        headers: target.headers,
-        timeoutMs: target.timeoutMs,
-        body: {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          'dueline.run_id': claim.runId,
+          'dueline.attempt': claim.attempt,
+          'http.request.method': target.method,
+          'server.address': url.hostname,
+          'url.path': url.pathname,
+        },
+      },
+      async (span) => {
+        const report = await this.call(claim, target, keeper, span);
+        if (report.httpStatus) span.setAttribute('http.response.status_code', report.httpStatus);
+        span.setAttribute('dueline.outcome', report.outcome);
+        if (report.outcome !== 'succeeded') markError(span, report.outcome);
+        return { ...report, traceId: traceIdOf(span) };
+      },
+      runTrace,
+    );
+  }
+
+  /** The call itself, with its credentials and the span's traceparent. */
+  private async call(
+    claim: Claim,
+    target: DispatchTarget,
+    keeper: LeaseKeeper,
+    span: Parameters<typeof propagationHeaders>[0],
+  ): Promise<AttemptReport> {
+    const scheduledAt = claim.scheduledAt.toISOString();
+    const send = async (refresh: boolean) => {
+      const credentials = await this.credentials.headersFor(target, claim, {
+        refresh,
+        signal: keeper.signal,
+      });
+      return invokeTarget(
+        {
+          url: target.url,
+          method: target.method,
+          headers: target.headers,
+          timeoutMs: target.timeoutMs,
+          body: {
+            runId: claim.runId,
+            scheduleId: claim.scheduleId,
+            scheduledAt,
+            attempt: claim.attempt,
+            fencingToken: claim.fencingToken,
+            payload: claim.payload,
+          },
+          signingSecrets: target.signingSecrets,
+          idempotencyKey: claim.idempotencyKey,
           runId: claim.runId,
-          scheduleId: claim.scheduleId,
-          scheduledAt,
           attempt: claim.attempt,
           fencingToken: claim.fencingToken,
-          payload: claim.payload,
+          scheduledAt,
+          credentials,
+          extraHeaders: propagationHeaders(span),
         },
-        signingSecret: target.signingSecret,
-        idempotencyKey: claim.idempotencyKey,
-        runId: claim.runId,
-        attempt: claim.attempt,
-        fencingToken: claim.fencingToken,
-        scheduledAt,
-      },
-      {
-        allowed: this.config.targetAllowedHosts,
-        signal: keeper.signal,
-        now: () => this.clock.nowMs(),
-        pools: target.deduplicates ? this.connections : undefined,
-      },
-    );
+        {
+          allowed: this.config.targetAllowedHosts,
+          signal: keeper.signal,
+          now: () => this.clock.nowMs(),
+          pools: target.deduplicates ? this.connections : undefined,
+          keptResponseHeaders: this.config.attemptRecord.responseHeaders,
+          maxBodySnippetBytes: this.config.attemptRecord.responseBodyBytes,
+        },
+      );
+    };
+    let response: Awaited<ReturnType<typeof send>>;
+    try {
+      response = await send(false);
+      // A cached OAuth token the target refuses is fetched again, once: a 401 was not acted on.
+      if (
+        response.kind === 'response' &&
+        response.status === 401 &&
+        target.auth?.type === 'oauth2_client_credentials' &&
+        !keeper.signal.aborted
+      ) {
+        response = await send(true);
+      }
+    } catch (error) {
+      // No credential, so nothing was sent: safe to try again later.
+      return {
+        outcome: 'retryable',
+        error: `request not sent: could not obtain credentials for the target: ${errorSummary(error).message}`,
+        mayHaveActed: false,
+      };
+    }
     this.lifecycle.emit({
       kind: 'target.called',
       result: response.kind,
@@ -284,6 +402,10 @@ export class RunExecutor {
       httpStatus: classified.httpStatus ?? null,
       durationMs: response.durationMs,
       retryAfterMs: classified.retryAfterMs ?? null,
+      response:
+        response.kind === 'response'
+          ? { headers: response.headers, bodyExcerpt: response.bodySnippet }
+          : null,
     };
   }
 

@@ -231,6 +231,9 @@ describe('runs API', () => {
           httpStatus: 503,
           error: 'upstream 503',
           durationMs: 12,
+          // An external worker reports no answer of the target's, and no trace.
+          response: null,
+          traceId: null,
         },
       ]);
     });

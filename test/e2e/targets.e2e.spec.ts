@@ -7,8 +7,8 @@ import { TargetsService } from '../../src/targets';
 import { startTestApp, TestApp } from '../support/test-app';
 
 const ALLOWED_HOSTS = 'billing.internal,10.1.2.3';
-const SECRET = 'whsec_e2e_secret_0123456789abcdef';
-const OTHER_SECRET = 'whsec_e2e_rotated_fedcba9876543210';
+const SECRET = `whsec_${Buffer.alloc(32, 1).toString('base64')}`;
+const OTHER_SECRET = `whsec_${Buffer.alloc(32, 2).toString('base64')}`;
 const PROBLEM_JSON = /^application\/problem\+json/;
 
 type Tenant = { id: string; apiKey: string };
@@ -65,6 +65,8 @@ describe('targets API', () => {
         timeoutMs: 10000,
         deduplicates: false,
         hasSigningSecret: false,
+        previousSecretExpiresAt: null,
+        auth: null,
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
       });
@@ -198,6 +200,16 @@ describe('targets API', () => {
       ['deduplicates as a string', { deduplicates: 'yes' }, 'deduplicates'],
       ['a secret too short', { signingSecret: 'short-secret' }, 'signingSecret'],
       ['a secret too long', { signingSecret: 's'.repeat(257) }, 'signingSecret'],
+      [
+        'a secret not in the whsec_ form',
+        { signingSecret: 'plain-text-secret-0123456789' },
+        'signingSecret',
+      ],
+      [
+        'a whsec_ secret of too few bytes',
+        { signingSecret: `whsec_${Buffer.alloc(16).toString('base64')}` },
+        'signingSecret',
+      ],
       ['a secret with a newline', { signingSecret: 'abcdefgh\nijklmnopq' }, 'signingSecret'],
       ['a secret of the wrong type', { signingSecret: 1234567890123456 }, 'signingSecret'],
       ['an unknown field', { bogus: true }, 'bogus'],
@@ -395,9 +407,9 @@ describe('targets API', () => {
       expect(created.body).not.toHaveProperty('signingSecret');
       const id = created.body.id;
       const service = t.app.get(TargetsService);
-      expect((await service.getManyForDispatch(tenant.id, [id])).get(id)?.signingSecret).toBe(
+      expect((await service.getManyForDispatch(tenant.id, [id])).get(id)?.signingSecrets).toEqual([
         SECRET,
-      );
+      ]);
 
       expect((await send(t.http.get(`/targets/${id}`))).body.hasSigningSecret).toBe(true);
       expect((await send(t.http.get('/targets'))).body.items[0].hasSigningSecret).toBe(true);
@@ -407,16 +419,18 @@ describe('targets API', () => {
       const cleared = await send(t.http.patch(`/targets/${id}`).send({ signingSecret: null }));
       expect(cleared.status).toBe(200);
       expect(cleared.body.hasSigningSecret).toBe(false);
-      expect((await service.getManyForDispatch(tenant.id, [id])).get(id)?.signingSecret).toBeNull();
+      expect((await service.getManyForDispatch(tenant.id, [id])).get(id)?.signingSecrets).toEqual(
+        [],
+      );
       expect((await send(t.http.get(`/targets/${id}`))).body.hasSigningSecret).toBe(false);
 
       const rotated = await send(
         t.http.patch(`/targets/${id}`).send({ signingSecret: OTHER_SECRET }),
       );
       expect(rotated.body.hasSigningSecret).toBe(true);
-      expect((await service.getManyForDispatch(tenant.id, [id])).get(id)?.signingSecret).toBe(
+      expect((await service.getManyForDispatch(tenant.id, [id])).get(id)?.signingSecrets).toEqual([
         OTHER_SECRET,
-      );
+      ]);
 
       // Error answers to requests that carry a secret do not echo it either.
       await create(valid({ name: 'taken' }), tenant);

@@ -7,6 +7,8 @@ import { eventually } from '../support/eventually';
 const ROOT = resolve(__dirname, '../..');
 export const MAIN = join(ROOT, 'dist/src/main.js');
 export const ADMIN_TOKEN = 'failover-admin-token-0123456789';
+/** Secrets at rest are sealed with it (required with DATABASE_URL). */
+export const SECRETS_KEY = Buffer.alloc(32, 0x2f).toString('base64');
 
 /** A dueline process (`node dist/src/main.js`), as an operator runs one replica. */
 export class Replica {
@@ -28,6 +30,7 @@ export class Replica {
       env: {
         PATH: process.env.PATH,
         ADMIN_TOKEN,
+        SECRETS_KEY,
         TARGET_ALLOWED_HOSTS: '127.0.0.1',
         LOG_LEVEL: 'warn',
         ...env,

@@ -12,7 +12,7 @@ describe('execution: the built-in worker against a real target', () => {
   let w: ExecutionWorld;
   let plainTarget: string;
   let dedupTarget: string;
-  const SECRET = 'a-signing-secret-of-32-characters!';
+  const SECRET = `whsec_${Buffer.alloc(32, 11).toString('base64')}`;
 
   const finalState = (runId: string, state: string, timeoutMs = 10_000) =>
     eventually(

@@ -7,6 +7,8 @@ import { AppConfig, loadConfig } from '../../src/config';
 import { createTestDatabase, TestDatabase } from './test-database';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
+/** The key every test app seals secrets at rest with (32 bytes, base64). */
+export const TEST_SECRETS_KEY = Buffer.alloc(32, 0x5e).toString('base64');
 
 export interface TestApp {
   app: INestApplication;
@@ -36,6 +38,7 @@ export async function startTestApp(
   const config = loadConfig({
     DATABASE_URL: database.url,
     ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    SECRETS_KEY: TEST_SECRETS_KEY,
     LOG_LEVEL: 'silent',
     ROLES: 'api',
     ...env,

@@ -1,7 +1,11 @@
 import { loadConfig } from '../../src/config';
 
 describe('loadConfig', () => {
-  const base = { DATABASE_URL: 'postgres://u@h/db', ADMIN_TOKEN: 'a'.repeat(16) };
+  const base = {
+    DATABASE_URL: 'postgres://u@h/db',
+    ADMIN_TOKEN: 'a'.repeat(16),
+    SECRETS_KEY: Buffer.alloc(32, 1).toString('base64'),
+  };
 
   it('applies defaults', () => {
     const config = loadConfig({});
@@ -39,6 +43,9 @@ describe('loadConfig', () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
     [{ DATABASE_URL: 'postgres://u@h/db' }, 'ADMIN_TOKEN'],
+    [{ DATABASE_URL: 'postgres://u@h/db', ADMIN_TOKEN: 'a'.repeat(16) }, 'SECRETS_KEY'],
+    [{ SECRETS_KEY: 'too-short' }, 'SECRETS_KEY'],
+    [{ SECRETS_KEY: `${Buffer.alloc(32).toString('base64')},${'b'.repeat(40)}` }, 'SECRETS_KEY'],
     [{ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN'],
     [{ TARGET_ALLOWED_HOSTS: 'http://x' }, 'TARGET_ALLOWED_HOSTS'],
     [

@@ -155,6 +155,25 @@ export class RunDto {
   }
 }
 
+export class AttemptResponseDto {
+  @ApiProperty({ example: 503 }) status: number;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    example: { 'content-type': 'application/json', 'retry-after': '30' },
+    description:
+      'The allow-listed response headers (ATTEMPT_RESPONSE_HEADERS; location always, cookies never)',
+  })
+  headers: Record<string, string>;
+
+  @ApiProperty({
+    description:
+      "The first ATTEMPT_RESPONSE_BODY_BYTES (default 4 KiB) of the body, UTF-8; the call's own credentials are scrubbed",
+  })
+  bodyExcerpt: string;
+}
+
 export class AttemptDto {
   @ApiProperty() attemptNo: number;
   @ApiProperty({ format: 'date-time' }) startedAt: string;
@@ -171,6 +190,22 @@ export class AttemptDto {
   @ApiProperty({ type: String, nullable: true }) error: string | null;
   @ApiProperty({ type: Number, nullable: true }) durationMs: number | null;
 
+  @ApiProperty({
+    type: AttemptResponseDto,
+    nullable: true,
+    description:
+      'What the target answered; null when it did not answer (or the worker was external)',
+  })
+  response: AttemptResponseDto | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '4bf92f3577b34da6a3ce929d0e0e4736',
+    description: "The W3C trace id of the attempt's target call (null when tracing is off)",
+  })
+  traceId: string | null;
+
   static from(attempt: Attempt): AttemptDto {
     return {
       attemptNo: attempt.attemptNo,
@@ -181,15 +216,35 @@ export class AttemptDto {
       httpStatus: attempt.httpStatus,
       error: attempt.error,
       durationMs: attempt.durationMs,
+      response: attempt.response
+        ? {
+            status: attempt.response.status,
+            headers: { ...attempt.response.headers },
+            bodyExcerpt: attempt.response.bodyExcerpt,
+          }
+        : null,
+      traceId: attempt.traceId,
     };
   }
 }
 
 export class RunDetailDto extends RunDto {
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '4bf92f3577b34da6a3ce929d0e0e4736',
+    description: "The W3C trace id of the run's trace; null when tracing was off",
+  })
+  traceId: string | null;
+
   @ApiProperty({ type: [AttemptDto] }) attempts: AttemptDto[];
 
   static fromDetail(run: RunWithAttempts): RunDetailDto {
-    return { ...RunDto.from(run), attempts: run.attempts.map(AttemptDto.from) };
+    return {
+      ...RunDto.from(run),
+      traceId: run.traceId,
+      attempts: run.attempts.map(AttemptDto.from),
+    };
   }
 }
 

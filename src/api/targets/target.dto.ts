@@ -13,6 +13,9 @@ import {
 } from 'class-validator';
 import { NoControlCharacters } from '../../common';
 import {
+  targetAuthProblems,
+  type TargetAuth,
+  type TargetAuthView,
   MAX_HEADER_VALUE_LENGTH,
   MAX_TARGET_HEADERS,
   targetHeaderProblems,
@@ -23,7 +26,7 @@ import {
   type TargetKind,
   type TargetMethod,
 } from '../../targets';
-import { MAX_TARGET_URL_LENGTH } from '../../delivery';
+import { MAX_TARGET_URL_LENGTH, standardSecretProblem } from '../../delivery';
 import { Absentable, PageQueryDto } from '../common/page-query.dto';
 
 const L = TARGET_LIMITS;
@@ -42,6 +45,63 @@ function IsTargetHeaders(): PropertyDecorator {
     });
 }
 
+/** The same structural rules as the targets service; every problem in one message. */
+function IsTargetAuth(): PropertyDecorator {
+  return (object, propertyName) =>
+    registerDecorator({
+      name: 'isTargetAuth',
+      target: object.constructor,
+      propertyName: String(propertyName),
+      validator: {
+        validate: (value: unknown) => value === null || targetAuthProblems(value).length === 0,
+        defaultMessage: (args) =>
+          targetAuthProblems(args?.value)
+            .map((p) => p.message)
+            .join('; '),
+      },
+    });
+}
+
+const AUTH_DESCRIPTION =
+  'Write-only: how dueline authenticates to the target (reads show the type and the fields ' +
+  'that are not secrets). `bearer` {token}: Authorization: Bearer; `basic` {username, ' +
+  'password}; `oauth2_client_credentials` {tokenUrl, clientId, clientSecret, scope?, ' +
+  'audience?}: a token from the endpoint (https unless its host is in TARGET_ALLOWED_HOSTS), ' +
+  'cached until shortly before it expires and fetched again once on a 401; `oidc` ' +
+  '{audience?}: a short-lived JWT signed by dueline (aud = the target URL unless given; keys ' +
+  'at /.well-known/jwks.json). null removes it.';
+const AUTH_SCHEMA = {
+  type: 'object',
+  additionalProperties: true,
+  example: {
+    type: 'oauth2_client_credentials',
+    tokenUrl: 'https://auth.example.com/oauth/token',
+    clientId: 'dueline',
+    clientSecret: 'client-secret-value',
+    scope: 'jobs:run',
+  },
+} as const;
+
+/** A signing secret in the Standard Webhooks form; the message never repeats the value. */
+function IsSigningSecret(): PropertyDecorator {
+  return (object, propertyName) =>
+    registerDecorator({
+      name: 'isSigningSecret',
+      target: object.constructor,
+      propertyName: String(propertyName),
+      validator: {
+        validate: (value: unknown) =>
+          value === null || (typeof value === 'string' && standardSecretProblem(value) === null),
+        defaultMessage: (args) =>
+          `${args?.property} ${
+            typeof args?.value === 'string'
+              ? standardSecretProblem(args.value)
+              : 'must be a string in the Standard Webhooks form ("whsec_" + base64)'
+          }`,
+      },
+    });
+}
+
 const HEADERS_DESCRIPTION =
   `Static headers sent on every call: at most ${MAX_TARGET_HEADERS}, names are HTTP tokens, ` +
   `values printable ASCII of at most ${MAX_HEADER_VALUE_LENGTH} characters. They are shown on ` +
@@ -56,8 +116,13 @@ const URL_DESCRIPTION =
   'them in TARGET_ALLOWED_HOSTS. Stored and returned in normalised form.';
 
 const SECRET_DESCRIPTION =
-  'Write-only HMAC-SHA256 key: requests then carry X-Dueline-Timestamp and X-Dueline-Signature ' +
-  '(over `timestamp.body`). Never returned; reads show hasSigningSecret.';
+  'Write-only HMAC-SHA256 key in the Standard Webhooks form: "whsec_" followed by base64 of ' +
+  '24 to 64 random bytes. Requests then carry webhook-id, webhook-timestamp and ' +
+  'webhook-signature (verify them with any Standard Webhooks library), and X-Dueline-Timestamp ' +
+  'with X-Dueline-Signature (hex HMAC over `timestamp.body`, keyed with the whole secret text). ' +
+  'Never returned; reads show hasSigningSecret. To change it without downtime use ' +
+  'POST /targets/{id}/secrets/rotate.';
+const SECRET_EXAMPLE = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 
 export class CreateTargetDto {
   @ApiProperty({ example: 'billing-webhook', minLength: 1, maxLength: L.nameMaxLength })
@@ -125,14 +190,17 @@ export class CreateTargetDto {
     maxLength: L.maxSecretLength,
     writeOnly: true,
     nullable: true,
-    example: 'whsec_3b1f0c9e2d7a4f58',
+    example: SECRET_EXAMPLE,
     description: SECRET_DESCRIPTION,
   })
   @IsOptional()
-  @IsString()
-  @Length(L.minSecretLength, L.maxSecretLength)
-  @NoControlCharacters()
+  @IsSigningSecret()
   signingSecret?: string | null;
+
+  @ApiPropertyOptional({ ...AUTH_SCHEMA, nullable: true, description: AUTH_DESCRIPTION })
+  @IsOptional()
+  @IsTargetAuth()
+  auth?: TargetAuth | null;
 }
 
 /** Every field optional; `signingSecret: null` removes the secret; `headers` replaces them all. */
@@ -193,14 +261,48 @@ export class UpdateTargetDto {
     maxLength: L.maxSecretLength,
     writeOnly: true,
     nullable: true,
-    example: 'whsec_3b1f0c9e2d7a4f58',
-    description: `${SECRET_DESCRIPTION} null removes the secret.`,
+    example: SECRET_EXAMPLE,
+    description: `${SECRET_DESCRIPTION} Replaces the secret at once (ending any rotation); null removes the secrets.`,
   })
   @IsOptional()
-  @IsString()
-  @Length(L.minSecretLength, L.maxSecretLength)
-  @NoControlCharacters()
+  @IsSigningSecret()
   signingSecret?: string | null;
+
+  @ApiPropertyOptional({
+    ...AUTH_SCHEMA,
+    nullable: true,
+    description: `${AUTH_DESCRIPTION} Replaces the whole block.`,
+  })
+  @IsOptional()
+  @IsTargetAuth()
+  auth?: TargetAuth | null;
+}
+
+export class RotateSecretDto {
+  @ApiPropertyOptional({
+    writeOnly: true,
+    example: SECRET_EXAMPLE,
+    description:
+      'The new secret, in the Standard Webhooks form. Absent: dueline generates one and returns ' +
+      'it once in this answer.',
+  })
+  @Absentable()
+  @IsSigningSecret()
+  signingSecret?: string;
+
+  @ApiPropertyOptional({
+    minimum: 0,
+    maximum: L.maxSecretOverlapSeconds,
+    default: L.defaultSecretOverlapSeconds,
+    description:
+      'How long the secret being replaced keeps signing beside the new one (each call then ' +
+      'carries both signatures), so receivers can switch at any time within it; 0 drops it now.',
+  })
+  @Absentable()
+  @IsInt()
+  @Min(0)
+  @Max(L.maxSecretOverlapSeconds)
+  overlapSeconds?: number;
 }
 
 export class ListTargetsQueryDto extends PageQueryDto {}
@@ -240,6 +342,29 @@ export class TargetDto {
   })
   hasSigningSecret: boolean;
 
+  @ApiProperty({
+    format: 'date-time',
+    nullable: true,
+    type: String,
+    description: 'Until when the secret the last rotation replaced keeps signing; null if none',
+  })
+  previousSecretExpiresAt: string | null;
+
+  @ApiProperty({
+    type: 'object',
+    nullable: true,
+    additionalProperties: true,
+    example: {
+      type: 'oauth2_client_credentials',
+      tokenUrl: 'https://auth.example.com/oauth/token',
+      clientId: 'dueline',
+      scope: 'jobs:run',
+      audience: null,
+    },
+    description: 'How dueline authenticates to the target, without its secrets; null for none',
+  })
+  auth: TargetAuthView | null;
+
   @ApiProperty({ format: 'date-time' })
   createdAt: string;
 
@@ -258,6 +383,8 @@ export class TargetDto {
       timeoutMs: target.timeoutMs,
       deduplicates: target.deduplicates,
       hasSigningSecret: target.hasSigningSecret,
+      previousSecretExpiresAt: target.previousSecretExpiresAt?.toISOString() ?? null,
+      auth: target.auth ? { ...target.auth } : null,
       createdAt: target.createdAt.toISOString(),
       updatedAt: target.updatedAt.toISOString(),
     };
@@ -275,4 +402,16 @@ export class TargetPageDto {
     example: 'MjAyNy0wMS0wMVQwOTowMDowMC4xMjM0NTZafDAxOTNmN2Ex',
   })
   nextCursor: string | null;
+}
+
+export class RotatedSecretDto {
+  @ApiProperty({ type: TargetDto })
+  target: TargetDto;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The secret dueline generated, shown this once; null when the caller gave one',
+  })
+  generatedSecret: string | null;
 }

@@ -16,6 +16,8 @@ import { CurrentTenant } from '../auth/current-tenant.decorator';
 import {
   CreateTargetDto,
   ListTargetsQueryDto,
+  RotatedSecretDto,
+  RotateSecretDto,
   TargetDto,
   TargetPageDto,
   UpdateTargetDto,
@@ -80,6 +82,27 @@ export class TargetsController {
     @Body() body: UpdateTargetDto,
   ): Promise<TargetDto> {
     return TargetDto.from(await this.targets.update(tenant.id, id, body));
+  }
+
+  @Post(':id/secrets/rotate')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Rotate the signing secret with an overlap',
+    description:
+      'The new secret signs from now on; the one it replaces keeps signing beside it for ' +
+      '`overlapSeconds` (each call then carries both signatures), then is dropped. Without ' +
+      '`signingSecret` one is generated and returned once.',
+  })
+  @ApiParam(ID_PARAM)
+  @ApiOkResponse({ type: RotatedSecretDto })
+  @ApiProblems(400, 404)
+  async rotateSecret(
+    @CurrentTenant() tenant: Tenant,
+    @Param('id', targetId) id: string,
+    @Body() body: RotateSecretDto,
+  ): Promise<RotatedSecretDto> {
+    const rotated = await this.targets.rotateSecret(tenant.id, id, body);
+    return { target: TargetDto.from(rotated.target), generatedSecret: rotated.generatedSecret };
   }
 
   @Delete(':id')

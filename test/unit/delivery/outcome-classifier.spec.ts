@@ -12,6 +12,7 @@ const response = (status: number, retryAfterMs: number | null = null): TargetRes
   durationMs: 12,
   bodySnippet: '',
   bodyTruncated: false,
+  headers: {},
 });
 const notSent = (code: NotSentCode): TargetResponse => ({
   kind: 'not_sent',
@@ -88,6 +89,11 @@ describe('classifyOutcome', () => {
     expect(classifyOutcome(response(302), { deduplicates: false }).reason).toMatch(
       /redirects are not followed/,
     );
+    const moved = { ...response(301), headers: { location: 'https://elsewhere.example/x' } };
+    expect(classifyOutcome(moved as TargetResponse, { deduplicates: true })).toMatchObject({
+      outcome: 'failed',
+      reason: expect.stringContaining('redirect to "https://elsewhere.example/x"'),
+    });
     const withBody = { ...response(422), bodySnippet: ` ${'x'.repeat(500)} ` } as TargetResponse;
     const reason = classifyOutcome(withBody, { deduplicates: false }).reason;
     expect(reason).toBe(`target responded 422 (client error): ${'x'.repeat(200)}`);

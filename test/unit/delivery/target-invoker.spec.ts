@@ -103,7 +103,7 @@ function makeRequest(url: string, overrides: Partial<TargetRequest> = {}): Targe
     headers: {},
     timeoutMs: 2000,
     body: { job: 'nightly-report', payload: { n: 1, s: 'ünïcode' } },
-    signingSecret: null,
+    signingSecrets: null,
     idempotencyKey: 'run_123',
     runId: 'run_123',
     attempt: 2,
@@ -126,7 +126,7 @@ describe('invokeTarget: successful calls', () => {
     });
     const secret = 's3cr3t';
     const request = makeRequest(`${server.url}/hooks/run?tenant=t1`, {
-      signingSecret: secret,
+      signingSecrets: [secret],
       headers: { 'X-Tenant-Header': 'kept', Authorization: 'Bearer tenant-token' },
     });
 
@@ -139,6 +139,7 @@ describe('invokeTarget: successful calls', () => {
       durationMs: expect.any(Number),
       bodySnippet: 'accepted',
       bodyTruncated: false,
+      headers: expect.objectContaining({ 'content-type': 'text/plain', date: expect.any(String) }),
     });
     expect(server.received).toHaveLength(1);
     const [got] = server.received;
@@ -176,6 +177,34 @@ describe('invokeTarget: successful calls', () => {
     expect(result).toMatchObject({ kind: 'response', status: 204, bodySnippet: '' });
     expect(server.received[0].headers['x-dueline-signature']).toBeUndefined();
     expect(server.received[0].headers['x-dueline-timestamp']).toBeUndefined();
+    expect(server.received[0].headers['webhook-signature']).toBeUndefined();
+    // The id and timestamp still go: a receiver deduplicates on webhook-id either way.
+    expect(server.received[0].headers['webhook-id']).toBe('run_123');
+  });
+
+  it('signs with every active secret, Standard Webhooks and X-Dueline alike, newest first', async () => {
+    const server = await startServer((_req, res) => res.writeHead(204).end());
+    const current = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+    const previous = `whsec_${Buffer.alloc(24, 9).toString('base64')}`;
+    await invokeTarget(
+      makeRequest(server.url, {
+        signingSecrets: [current, previous],
+        headers: { 'webhook-signature': 'v1,forged', 'Webhook-Id': 'evil' },
+      }),
+      { allowed: allowLoopback, now: () => NOW },
+    );
+    const [got] = server.received;
+    const timestamp = String(Math.floor(NOW / 1000));
+    expect(got.headers['webhook-id']).toBe('run_123');
+    expect(got.headers['webhook-timestamp']).toBe(timestamp);
+    const mac = (key: Buffer) =>
+      createHmac('sha256', key).update(`run_123.${timestamp}.${got.body}`).digest('base64');
+    expect(got.headers['webhook-signature']).toBe(
+      `v1,${mac(Buffer.alloc(32, 7))} v1,${mac(Buffer.alloc(24, 9))}`,
+    );
+    const hex = (secret: string) =>
+      createHmac('sha256', secret).update(`${timestamp}.${got.body}`).digest('hex');
+    expect(got.headers['x-dueline-signature']).toBe(`v1=${hex(current)},v1=${hex(previous)}`);
   });
 
   it('does not let registration headers override ours or hop-by-hop headers', async () => {
@@ -258,8 +287,68 @@ describe('invokeTarget: successful calls', () => {
       res.end();
     });
     const result = await invokeTarget(makeRequest(server.url), { allowed: allowLoopback });
-    expect(result).toMatchObject({ kind: 'response', status: 302 });
+    expect(result).toMatchObject({
+      kind: 'response',
+      status: 302,
+      headers: { location: '/elsewhere' },
+    });
     expect(server.received).toHaveLength(1);
+  });
+
+  it('keeps only allow-listed response headers, never cookies, and scrubs the credentials sent', async () => {
+    const token = 'tok_0123456789abcdef';
+    const server = await startServer((req, res) => {
+      res.writeHead(401, {
+        'Set-Cookie': 'session=abc',
+        'X-Echo': String(req.headers.authorization),
+        'X-Request-Id': `req-for-${token}`,
+        'Content-Type': 'text/plain',
+      });
+      // Echoes the request, as debugging endpoints do.
+      res.end(`you sent ${req.headers.authorization} and ${token}\u0000`);
+    });
+    const result = await invokeTarget(
+      makeRequest(server.url, { credentials: { Authorization: `Bearer ${token}` } }),
+      {
+        allowed: allowLoopback,
+        keptResponseHeaders: ['x-echo', 'x-request-id', 'set-cookie', 'content-type'],
+      },
+    );
+    expect(server.received[0].headers.authorization).toBe(`Bearer ${token}`);
+    if (result.kind !== 'response') throw new Error(result.kind);
+    expect(result.headers).toEqual({
+      'x-echo': '[redacted]',
+      'x-request-id': 'req-for-[redacted]',
+      'content-type': 'text/plain',
+    });
+    expect(result.bodySnippet).toBe('you sent [redacted] and [redacted]');
+    expect(JSON.stringify(result)).not.toContain(token);
+  });
+
+  it('re-checks the address policy on every new connection, pooled or not', async () => {
+    const server = await startServer((_req, res) => {
+      res.writeHead(200, { Connection: 'close' });
+      res.end('ok');
+    });
+    const answers = [['127.0.0.1'], ['10.0.0.7']];
+    const pools = new TargetConnections();
+    try {
+      const options = {
+        allowed: allowLoopback,
+        pools,
+        resolveHost: async () => answers.shift()!.map((address) => ({ address, family: 4 })),
+      };
+      const url = `http://rebinding.example.com:${server.port}/`;
+      expect(await invokeTarget(makeRequest(url), options)).toMatchObject({ status: 200 });
+      // The first connection closed: the next one resolves again and is refused.
+      expect(await invokeTarget(makeRequest(url), options)).toMatchObject({
+        kind: 'not_sent',
+        code: 'address_refused',
+      });
+      expect(server.received).toHaveLength(1);
+    } finally {
+      pools.close();
+    }
   });
 
   it('keeps only a bounded snippet and does not wait for the rest of a large body', async () => {

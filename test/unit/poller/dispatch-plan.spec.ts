@@ -41,6 +41,7 @@ const base: Schedule = {
   flexibleWindowSeconds: 0,
   nextDueAt: null,
   createdAt: new Date(0),
+  traceParent: null,
   updatedAt: new Date(0),
 };
 const idle = { active: false, waiting: 0 };

@@ -64,6 +64,11 @@ describe('target header rules', () => {
     'X-Dueline-Run-Id',
     'x-dueline-signature',
     'X-Dueline-Anything-New',
+    'webhook-id',
+    'Webhook-Signature',
+    'webhook-timestamp',
+    'traceparent',
+    'TraceState',
   ])('reserves %s for dueline', (name) => {
     expect(reservedHeaderReason(name)).not.toBeNull();
   });
@@ -75,7 +80,7 @@ describe('target header rules', () => {
     },
   );
 
-  it.each(['User-Agent', 'Accept', 'X-Request-Source', 'X-Duelinefoo', 'Forwarded'])(
+  it.each(['User-Agent', 'Accept', 'X-Request-Source', 'X-Duelinefoo', 'Forwarded', 'Webhooks'])(
     'leaves %s to the tenant',
     (name) => {
       expect(reservedHeaderReason(name)).toBeNull();
@@ -122,7 +127,7 @@ describe('target header rules', () => {
       headers: Object.fromEntries(candidates.map((name) => [name, marker])),
       timeoutMs: 1000,
       body: {},
-      signingSecret: 'a-signing-secret-of-some-length',
+      signingSecrets: ['a-signing-secret-of-some-length'],
       idempotencyKey: 'run-1',
       runId: 'run-1',
       attempt: 1,
