@@ -163,12 +163,14 @@ describe('run search and bulk replay / cancel', () => {
     });
     const again = await post('/runs/replay', { ids: [failed, replay.id] });
     await finished(again.body.id);
-    const second = (await get(`/bulk-operations/${again.body.id}/items`)).body.items;
-    expect(second.map((i: { outcome: string }) => i.outcome)).toEqual([
-      'already_replayed',
-      'replayed',
-    ]);
-    expect((await w.run(second[1].resultRunId)).idempotencyKey).toBe(failed);
+    // Selection order is (scheduledAt, id), and the replay stands for the original's instant.
+    const second: Array<{ runId: string; outcome: string; resultRunId: string | null }> = (
+      await get(`/bulk-operations/${again.body.id}/items`)
+    ).body.items;
+    const byRun = new Map(second.map((i) => [i.runId, i]));
+    expect(byRun.get(failed)?.outcome).toBe('already_replayed');
+    expect(byRun.get(replay.id)?.outcome).toBe('replayed');
+    expect((await w.run(byRun.get(replay.id)!.resultRunId!)).idempotencyKey).toBe(failed);
   });
 
   it('two replays of one run racing create one replay run', async () => {
