@@ -17,6 +17,11 @@ import { TargetAuth1796230000000 } from './1796230000000-TargetAuth';
 import { RunTraces1796240000000 } from './1796240000000-RunTraces';
 import { TargetFlowControl1796500000000 } from './1796500000000-TargetFlowControl';
 import type { SecretKeyring } from '../src/secrets';
+import { RicherSchedules1796300000000 } from './1796300000000-RicherSchedules';
+import { ScheduleRevisions1796300000001 } from './1796300000001-ScheduleRevisions';
+import { RunSearchAndBulk1796300000002 } from './1796300000002-RunSearchAndBulk';
+import { Backfills1796300000003 } from './1796300000003-Backfills';
+import { AutoPause1796300000004 } from './1796300000004-AutoPause';
 
 /** Every migration, oldest first. Each is reviewed SQL; TypeORM only runs them in order. */
 export const MIGRATIONS = [
@@ -37,6 +42,11 @@ export const MIGRATIONS = [
   AttemptResponses1796220000000,
   TargetAuth1796230000000,
   RunTraces1796240000000,
+  RicherSchedules1796300000000,
+  ScheduleRevisions1796300000001,
+  RunSearchAndBulk1796300000002,
+  Backfills1796300000003,
+  AutoPause1796300000004,
   TargetFlowControl1796500000000,
 ];
 

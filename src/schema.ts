@@ -2,6 +2,9 @@ import { getConstructionPlans } from 'pg-boss';
 import { MIGRATIONS, migrationsWith } from '../migrations';
 import { DispatchBudgetEntity, TargetDispatchBudgetEntity } from './admission';
 import { AttemptEntity } from './attempts';
+import { BackfillEntity, BackfillInstantEntity } from './backfills';
+import { BulkOperationEntity, BulkOperationItemEntity } from './bulk-operations';
+import { CalendarEntity } from './calendars';
 import { runMigrations, type ForeignSchema, type MigrationResult } from './database';
 import { DueIndexEntity, PollerPresenceEntity, ShardLeaseEntity } from './due-index';
 import {
@@ -11,8 +14,13 @@ import {
 } from './load-profile';
 import { OccurrenceEntity } from './occurrences';
 import { PGBOSS_SCHEMA } from './queue';
+import {
+  IdempotencyKeyEntity,
+  ScheduleEntity,
+  ScheduleRevisionEntity,
+  TenantScheduleCountEntity,
+} from './schedules';
 import type { SecretKeyring } from './secrets';
-import { IdempotencyKeyEntity, ScheduleEntity, TenantScheduleCountEntity } from './schedules';
 import { SigningKeyEntity } from './signing-keys';
 import { TargetEntity } from './targets';
 import { ApiKeyEntity, TenantEntity } from './tenants';
@@ -27,7 +35,9 @@ export const SCHEMA = {
     TenantEntity,
     ApiKeyEntity,
     TargetEntity,
+    CalendarEntity,
     ScheduleEntity,
+    ScheduleRevisionEntity,
     IdempotencyKeyEntity,
     TenantScheduleCountEntity,
     DueIndexEntity,
@@ -40,6 +50,10 @@ export const SCHEMA = {
     TenantLoadProfileEntity,
     TenantLoadInstantEntity,
     ScheduleLoadEntity,
+    BulkOperationEntity,
+    BulkOperationItemEntity,
+    BackfillEntity,
+    BackfillInstantEntity,
     SigningKeyEntity,
   ],
   migrations: MIGRATIONS,

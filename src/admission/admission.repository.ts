@@ -373,5 +373,6 @@ function toClaim(row: Row): Claim {
     targetId: row.target_id as string,
     payload: (row.payload ?? {}) as Record<string, unknown>,
     priority: priorityOfRank(row.priority as number),
+    idempotencyKey: row.idempotency_key as string,
   };
 }

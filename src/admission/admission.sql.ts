@@ -575,7 +575,8 @@ export const CLAIM_RUNS = `
      WHERE o.id = c.id AND o.xmin = c.version AND s.id = o.schedule_id
     RETURNING o.id, o.tenant_id, o.schedule_id, o.fencing_token, o.attempt_count, o.lease_until,
               o.scheduled_at, s.target_id, s.payload, o.priority, c.admitted,
-              o.target_id AS counted_target_id
+              o.target_id AS counted_target_id,
+              coalesce(o.idempotency_key, o.id) AS idempotency_key
   ), attempts AS (
     INSERT INTO attempts (run_id, attempt_no, tenant_id, worker_id, fencing_token)
     SELECT c.id, c.attempt_count, c.tenant_id, $3, c.fencing_token FROM claimed c

@@ -13,6 +13,8 @@ export interface Claim {
   targetId: string;
   payload: Record<string, unknown>;
   priority: RunPriority;
+  /** What the attempt sends as Idempotency-Key: the run id, or a replay's original's. */
+  idempotencyKey: string;
 }
 
 /** Why a claim was refused. Each is a different fact, and callers act on them differently. */

@@ -1,6 +1,9 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AdmissionModule } from '../admission';
+import { BackfillsModule } from '../backfills';
+import { BulkOperationsModule } from '../bulk-operations';
+import { CalendarsModule } from '../calendars';
 import { ExecutionModule } from '../execution';
 import { OccurrencesModule } from '../occurrences';
 import { SchedulesModule } from '../schedules';
@@ -9,8 +12,11 @@ import { TargetsModule } from '../targets';
 import { TenantsModule } from '../tenants';
 import { UsageModule } from '../usage';
 import { AuthGuard } from './auth/auth.guard';
+import { BackfillsController } from './backfills/backfills.controller';
+import { CalendarsController } from './calendars/calendars.controller';
 import { JwksController } from './jwks/jwks.controller';
 import { TenantRateLimitGuard } from './rate-limit/tenant-rate-limit.guard';
+import { RunSearchController } from './runs/run-search.controller';
 import { RunsController } from './runs/runs.controller';
 import { ScheduleRunsController } from './runs/schedule-runs.controller';
 import { SchedulesController } from './schedules/schedules.controller';
@@ -25,6 +31,9 @@ import { UsageController } from './usage/usage.controller';
 @Module({
   imports: [
     TenantsModule,
+    CalendarsModule,
+    BulkOperationsModule,
+    BackfillsModule,
     SchedulesModule,
     TargetsModule,
     OccurrencesModule,
@@ -36,8 +45,11 @@ import { UsageController } from './usage/usage.controller';
   controllers: [
     TenantsController,
     SchedulesController,
+    CalendarsController,
+    BackfillsController,
     TargetsController,
     ScheduleRunsController,
+    RunSearchController,
     RunsController,
     UsageController,
     JwksController,

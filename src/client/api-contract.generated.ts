@@ -138,7 +138,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Preview the next instants of a cron expression, DST policy applied */
+        /**
+         * Preview the next instants of a cron or interval recurrence
+         * @description DST policy, excluded dates (or a calendar), bounds and maxRuns applied, exactly as a schedule with these fields would run.
+         */
         post: operations["schedules.preview"];
         delete?: never;
         options?: never;
@@ -176,6 +179,135 @@ export interface paths {
         get: operations["schedules.previewSchedule"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/schedules/{id}/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A schedule's revisions, newest first
+         * @description Every revision is kept: the change (created, edited, paused, resumed, cancelled, auto_paused), who made it (changedByApiKeyId: the public id of the API key, never the key; null when dueline made it, with a note), when, the fields it changed with their values before and after, and the whole definition it left. A run names its revision.
+         */
+        get: operations["schedules.revisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/schedules/{id}/revisions/{revision}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One revision: the definition a run of that revision ran under */
+        get: operations["schedules.revision"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/calendars": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the tenant's calendars, oldest first */
+        get: operations["calendars.list"];
+        put?: never;
+        /**
+         * Create a named calendar of excluded local dates (schedules name it as calendarId)
+         * @description A calendar never changes once created, so a schedule always runs against the dates it was written with; for another list create another calendar and PATCH the schedules.
+         */
+        post: operations["calendars.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/calendars/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a calendar */
+        get: operations["calendars.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/schedules/{id}/backfills": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a schedule's past instants again (or, with dryRun, show exactly which)
+         * @description The instants of [from, to] are the schedule's own, DST policy and excluded dates applied. Each backfilled run is marked trigger backfill and goes through admission like any run. Its identity is (schedule, revision, instant, backfill id), so it never collides with the scheduled run of the same instant; instants at or after the point the poller has reached are left to the schedule (left_to_schedule). Idempotent by key: the same key and body answer the same backfill.
+         */
+        post: operations["backfills.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/backfills/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A backfill and its progress */
+        get: operations["backfills.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/backfills/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a backfill: no further run is created, its unfinished runs are cancelled */
+        post: operations["backfills.cancel"];
         delete?: never;
         options?: never;
         head?: never;
@@ -270,6 +402,97 @@ export interface paths {
         put?: never;
         /** One manual run now (due at once, by the database clock) */
         post: operations["scheduleRuns.trigger"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Search the tenant's runs (every filter given applies; oldest scheduledAt first) */
+        get: operations["runSearch.search"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/runs/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay FAILED and UNKNOWN runs (bulk)
+         * @description Takes the runs matching `filter` (or the given `ids`), at most `limit` (1-1000, default 100), oldest scheduledAt first, and answers 202 with the operation; its progress is at GET /bulk-operations/{id}, what became of each run at /items. A replay is a new run (trigger `replay`, `replayOf` the original) for the same scheduledAt under the schedule's current revision, admitted like any run. It keeps the original's `idempotencyKey`: every attempt sends it as Idempotency-Key, so a target that deduplicates treats the replay as the same business operation (and may answer with its stored result instead of acting twice). A run is replayed once; replay a failed replay to try again. Runs in other states are skipped (`not_replayable`).
+         */
+        post: operations["runSearch.replay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/runs/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel runs (bulk)
+         * @description Takes the runs matching `filter` (or the given `ids`), at most `limit` (1-1000, default 100), oldest scheduledAt first, and answers 202 with the operation; its progress is at GET /bulk-operations/{id}, what became of each run at /items. A waiting run ends CANCELLED; a RUNNING one is asked to stop at its next heartbeat (its attempt may already have acted); a finished one is skipped (`already_final`).
+         */
+        post: operations["runSearch.cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bulk-operations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A bulk operation and its progress */
+        get: operations["runSearch.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bulk-operations/{id}/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What became of each selected run, in selection order */
+        get: operations["runSearch.items"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -541,6 +764,31 @@ export interface components {
         };
         CreateScheduleDto: {
             /**
+             * @description Interval schedule (xor runAt and cron): a duration in d, h, m, s (`90m`, `1h30m`, `2d`) between runs, counted from anchorAt. Absolute time: DST does not stretch it.
+             * @example 90m
+             */
+            every?: string | null;
+            /**
+             * Format: date-time
+             * @description With every: the first run; later runs are anchorAt + k × every (default: now)
+             */
+            anchorAt?: string | null;
+            /**
+             * @description Local dates (YYYY-MM-DD, in the schedule's timezone) on which nothing runs; xor calendarId
+             * @example [
+             *       "2027-12-25",
+             *       "2028-01-01"
+             *     ]
+             */
+            excludeDates?: string[] | null;
+            /**
+             * Format: uuid
+             * @description One of the tenant's calendars (POST /calendars) whose dates are excluded
+             */
+            calendarId?: string | null;
+            /** @description The schedule completes after creating this many runs (instants skipped for overlap, missed or a deadline, manual triggers and backfills do not count) */
+            maxRuns?: number | null;
+            /**
              * @description JSON object sent to the target (at most 64 KiB)
              * @example {
              *       "report": "daily"
@@ -591,6 +839,17 @@ export interface components {
             priority?: "high" | "normal" | "low";
             /** @description A run that cannot start within this many seconds of its instant is recorded SKIPPED (deadline_exceeded) and never called. Unset or null: no deadline. */
             startDeadlineSeconds?: number | null;
+            /** @description Pause the schedule after this many consecutive runs end FAILED or UNKNOWN (within a relay round of the last one): status paused, pausedReason consecutive_failures, a note naming the runs, a revision by dueline. Resume with an ordinary PATCH (If-Match), which starts the count again. Unset or null: never. */
+            pauseAfterConsecutiveFailures?: number | null;
+            /**
+             * @description Up to 20 key/value labels; filter with GET /schedules?label=key:value. Keys: letters, digits and ._/-; values: strings up to 128 characters.
+             * @example {
+             *       "team": "billing"
+             *     }
+             */
+            labels?: {
+                [key: string]: string;
+            };
             /**
              * @description Each run may fire at a planned instant up to this many seconds after its nominal one (deterministic per schedule and instant, never before it; shown as firesAt), to spread minute-boundary bursts. 0: exactly on time. Must be shorter than the gap between two runs.
              * @default 0
@@ -646,6 +905,38 @@ export interface components {
             retryPolicy: components["schemas"]["RetryPolicyDto"];
             /** @enum {string} */
             priority: "high" | "normal" | "low";
+            /**
+             * @description interval schedules: canonical d/h/m/s
+             * @example 1h30m
+             */
+            every: string | null;
+            /** @example 5400 */
+            everySeconds: number | null;
+            /** Format: date-time */
+            anchorAt: string | null;
+            /**
+             * @example {
+             *       "team": "billing"
+             *     }
+             */
+            labels: {
+                [key: string]: string;
+            };
+            /** @description the schedule's own excluded local dates */
+            excludeDates: string[];
+            /** Format: uuid */
+            calendarId: string | null;
+            maxRuns: number | null;
+            /** @description runs created to run so far (what maxRuns counts) */
+            runCount: number;
+            pauseAfterConsecutiveFailures: number | null;
+            /**
+             * @description while paused
+             * @enum {string|null}
+             */
+            pausedReason: "paused_by_request" | "consecutive_failures" | null;
+            /** @description while paused by dueline: why, naming the runs */
+            pausedNote: string | null;
             startDeadlineSeconds: number | null;
             /** @example 0 */
             flexibleWindowSeconds: number;
@@ -716,10 +1007,41 @@ export interface components {
             nextCursor: string | null;
         };
         PreviewRequestDto: {
-            /** @example 30 1 * * * */
-            cron: string;
-            /** @example America/New_York */
-            timezone: string;
+            /**
+             * @description Interval schedule (xor runAt and cron): a duration in d, h, m, s (`90m`, `1h30m`, `2d`) between runs, counted from anchorAt. Absolute time: DST does not stretch it.
+             * @example 90m
+             */
+            every?: string | null;
+            /**
+             * Format: date-time
+             * @description With every: the first run; later runs are anchorAt + k × every (default: now)
+             */
+            anchorAt?: string | null;
+            /**
+             * @description Local dates (YYYY-MM-DD, in the schedule's timezone) on which nothing runs; xor calendarId
+             * @example [
+             *       "2027-12-25",
+             *       "2028-01-01"
+             *     ]
+             */
+            excludeDates?: string[] | null;
+            /**
+             * Format: uuid
+             * @description One of the tenant's calendars (POST /calendars) whose dates are excluded
+             */
+            calendarId?: string | null;
+            /** @description The schedule completes after creating this many runs (instants skipped for overlap, missed or a deadline, manual triggers and backfills do not count) */
+            maxRuns?: number | null;
+            /**
+             * @description xor every
+             * @example 30 1 * * *
+             */
+            cron?: string;
+            /**
+             * @description required with cron
+             * @example America/New_York
+             */
+            timezone?: string;
             dstPolicy?: components["schemas"]["DstPolicyDto"];
             /**
              * Format: date-time
@@ -754,6 +1076,31 @@ export interface components {
             items: components["schemas"]["PreviewInstantDto"][];
         };
         UpdateScheduleDto: {
+            /**
+             * @description Interval schedule (xor runAt and cron): a duration in d, h, m, s (`90m`, `1h30m`, `2d`) between runs, counted from anchorAt. Absolute time: DST does not stretch it.
+             * @example 90m
+             */
+            every?: string | null;
+            /**
+             * Format: date-time
+             * @description With every: the first run; later runs are anchorAt + k × every (default: now)
+             */
+            anchorAt?: string | null;
+            /**
+             * @description Local dates (YYYY-MM-DD, in the schedule's timezone) on which nothing runs; xor calendarId
+             * @example [
+             *       "2027-12-25",
+             *       "2028-01-01"
+             *     ]
+             */
+            excludeDates?: string[] | null;
+            /**
+             * Format: uuid
+             * @description One of the tenant's calendars (POST /calendars) whose dates are excluded
+             */
+            calendarId?: string | null;
+            /** @description The schedule completes after creating this many runs (instants skipped for overlap, missed or a deadline, manual triggers and backfills do not count) */
+            maxRuns?: number | null;
             /**
              * @description JSON object sent to the target (at most 64 KiB)
              * @example {
@@ -805,6 +1152,17 @@ export interface components {
             priority?: "high" | "normal" | "low";
             /** @description A run that cannot start within this many seconds of its instant is recorded SKIPPED (deadline_exceeded) and never called. Unset or null: no deadline. */
             startDeadlineSeconds?: number | null;
+            /** @description Pause the schedule after this many consecutive runs end FAILED or UNKNOWN (within a relay round of the last one): status paused, pausedReason consecutive_failures, a note naming the runs, a revision by dueline. Resume with an ordinary PATCH (If-Match), which starts the count again. Unset or null: never. */
+            pauseAfterConsecutiveFailures?: number | null;
+            /**
+             * @description Up to 20 key/value labels; filter with GET /schedules?label=key:value. Keys: letters, digits and ._/-; values: strings up to 128 characters.
+             * @example {
+             *       "team": "billing"
+             *     }
+             */
+            labels?: {
+                [key: string]: string;
+            };
             /**
              * @description Each run may fire at a planned instant up to this many seconds after its nominal one (deterministic per schedule and instant, never before it; shown as firesAt), to spread minute-boundary bursts. 0: exactly on time. Must be shorter than the gap between two runs.
              * @default 0
@@ -819,6 +1177,174 @@ export interface components {
              * @enum {string}
              */
             status?: "active" | "paused" | "cancelled";
+        };
+        FieldChangeDto: {
+            /** @example cron */
+            field: string;
+            /**
+             * @description the JSON value (null when the field had none)
+             * @example 0 9 * * *
+             */
+            from: string | number | boolean | Record<string, never> | unknown[];
+            /**
+             * @description the JSON value (null when the field had none)
+             * @example 0 10 * * *
+             */
+            to: string | number | boolean | Record<string, never> | unknown[];
+        };
+        RevisionDto: {
+            /** @example 2 */
+            revision: number;
+            /** @enum {string} */
+            change: "created" | "edited" | "paused" | "resumed" | "cancelled" | "auto_paused" | "recorded";
+            /**
+             * @description the public id of the API key that made the change; null: dueline made it
+             * @example 3f9a0c1b2d4e5f60
+             */
+            changedByApiKeyId: string | null;
+            /** Format: date-time */
+            changedAt: string;
+            changes: components["schemas"]["FieldChangeDto"][];
+            /** @description the definition and status this revision left (field names as on a schedule) */
+            definition: {
+                [key: string]: unknown;
+            };
+            /** @description why dueline made the change */
+            note: string | null;
+        };
+        RevisionPageDto: {
+            items: components["schemas"]["RevisionDto"][];
+            nextCursor: string | null;
+        };
+        CreateCalendarDto: {
+            /** @example de-holidays-2027 */
+            name: string;
+            /**
+             * @description Local dates (YYYY-MM-DD), at most 1000
+             * @example [
+             *       "2027-12-25",
+             *       "2027-12-26"
+             *     ]
+             */
+            dates: string[];
+        };
+        CalendarDto: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            dates: string[];
+            /** Format: date-time */
+            createdAt: string;
+        };
+        CalendarPageDto: {
+            items: components["schemas"]["CalendarDto"][];
+            nextCursor: string | null;
+        };
+        CreateBackfillDto: {
+            /**
+             * Format: date-time
+             * @description first instant considered (inclusive)
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description last instant considered (inclusive, not in the future); at most 10000 instants in the range
+             */
+            to: string;
+            /**
+             * @description missing: instants no run stands for; failed: also those whose run ended FAILED or UNKNOWN; all: every instant that has no active run
+             * @default missing
+             * @enum {string}
+             */
+            reprocess?: "missing" | "failed" | "all";
+            /**
+             * @description buffer_one: one run of the schedule at a time, each backfilled run waits for the active one; skip: an instant whose turn comes while another of the schedule's runs is active is skipped; allow: up to maxConcurrent at once (the schedule must allow overlap too)
+             * @default buffer_one
+             * @enum {string}
+             */
+            overlapPolicy?: "skip" | "buffer_one" | "allow";
+            /** @default 1 */
+            maxConcurrent?: number;
+            /**
+             * @default oldest
+             * @enum {string}
+             */
+            order?: "oldest" | "newest";
+            /**
+             * @description answer the exact instants and what would happen to each; write nothing
+             * @default false
+             */
+            dryRun?: boolean;
+        };
+        PlannedInstantDto: {
+            /** Format: date-time */
+            at: string;
+            /**
+             * @description local time with offset
+             * @example 2026-11-01T01:30:00-05:00
+             */
+            local: string;
+            /** @enum {string} */
+            action: "run" | "rerun" | "skip_existing" | "skip_active" | "left_to_schedule";
+            /** Format: uuid */
+            existingRunId?: string | null;
+            existingState?: string | null;
+        };
+        DryRunDto: {
+            instants: components["schemas"]["PlannedInstantDto"][];
+        };
+        BackfillDto: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            scheduleId: string;
+            /** @enum {string} */
+            status: "running" | "completed" | "cancelled";
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            /** @enum {string} */
+            reprocess: "missing" | "failed" | "all";
+            /** @enum {string} */
+            overlapPolicy: "skip" | "buffer_one" | "allow";
+            maxConcurrent: number;
+            /** @enum {string} */
+            order: "oldest" | "newest";
+            /** @description instants of the range by what was planned for each */
+            plan: {
+                [key: string]: number;
+            };
+            /** @description instants to run (plan.run + plan.rerun) */
+            total: number;
+            /** @description of those, how many had their turn */
+            processed: number;
+            /** @description runs created */
+            created: number;
+            /** @description instants skipped when their turn came (or cancelled) */
+            skipped: number;
+            /**
+             * @description its runs by state
+             * @example {
+             *       "SUCCEEDED": 3,
+             *       "QUEUED": 1
+             *     }
+             */
+            runs: {
+                [key: string]: number;
+            };
+            requestedByApiKeyId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            finishedAt: string | null;
+            /**
+             * @example {
+             *       "self": "/backfills/…",
+             *       "runs": "/runs?trigger=backfill&scheduleId=…"
+             *     }
+             */
+            links: Record<string, never>;
         };
         CreateTargetDto: {
             /** @example billing-webhook */
@@ -1065,6 +1591,11 @@ export interface components {
             self: string;
             /** @example /schedules/2b7e… */
             schedule: string;
+            /**
+             * @description the definition this run ran under
+             * @example /schedules/2b7e…/revisions/3
+             */
+            revision: string;
         };
         RunDto: {
             /**
@@ -1122,7 +1653,17 @@ export interface components {
             /** @description free text beside the reason (an error message) */
             reasonDetail: string | null;
             /** @enum {string} */
-            trigger: "schedule" | "manual";
+            trigger: "schedule" | "manual" | "replay" | "backfill";
+            /**
+             * Format: uuid
+             * @description what every attempt sends as Idempotency-Key: the run's own id, or for a replay the original run's, so a target that deduplicates treats the replay as the same business operation (it may answer with its stored result rather than act again)
+             */
+            idempotencyKey: string;
+            /**
+             * Format: uuid
+             * @description the run this one replays
+             */
+            replayOf: string | null;
             attemptCount: number;
             maxAttempts: number;
             /** @description raised by every claim */
@@ -1161,6 +1702,97 @@ export interface components {
         RunPageDto: {
             items: components["schemas"]["RunDto"][];
             /** @description pass as ?cursor= for the next page */
+            nextCursor: string | null;
+        };
+        RunFilterDto: {
+            /** @enum {string} */
+            state?: "QUEUED" | "RUNNING" | "RETRY_WAIT" | "SUCCEEDED" | "FAILED" | "SKIPPED" | "CANCELLED" | "UNKNOWN";
+            /** @enum {string} */
+            reason?: "overlap" | "missed" | "coalesced" | "deadline_exceeded" | "waiting_for_previous" | "throttled_concurrency" | "throttled_rate" | "throttled_fleet" | "throttled_target" | "target_backoff" | "retryable_failure" | "lease_expired" | "target_rejected" | "target_missing" | "target_gone" | "attempts_exhausted" | "retry_deadline_exceeded" | "outcome_unknown" | "cancelled_by_request" | "schedule_cancelled" | "not_found" | "finished" | "already_claimed" | "not_due" | "contended" | "stale_fencing_token";
+            /** Format: uuid */
+            scheduleId?: string;
+            /**
+             * Format: uuid
+             * @description runs of the schedules that call it
+             */
+            targetId?: string;
+            /** @enum {string} */
+            trigger?: "schedule" | "manual" | "replay" | "backfill";
+            /**
+             * Format: date-time
+             * @description scheduledAt at or after
+             */
+            scheduledFrom?: string;
+            /**
+             * Format: date-time
+             * @description scheduledAt before
+             */
+            scheduledTo?: string;
+            /**
+             * Format: date-time
+             * @description finishedAt at or after
+             */
+            finishedFrom?: string;
+            /**
+             * Format: date-time
+             * @description finishedAt before
+             */
+            finishedTo?: string;
+        };
+        BulkRunsDto: {
+            /** @description the runs to act on (xor ids) */
+            filter?: components["schemas"]["RunFilterDto"];
+            /** @description run ids (xor filter), at most 1000 */
+            ids?: string[];
+            /**
+             * @description at most this many runs, oldest scheduledAt first
+             * @default 100
+             */
+            limit?: number;
+        };
+        BulkOperationDto: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            kind: "replay" | "cancel";
+            /** @enum {string} */
+            status: "running" | "completed";
+            /** @description runs selected when it was created */
+            total: number;
+            processed: number;
+            /** @description replayed, or cancelled (or asked to stop) */
+            succeeded: number;
+            /** @description left as they were, each with why (see items) */
+            skipped: number;
+            requestedByApiKeyId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            finishedAt: string | null;
+            /**
+             * @example {
+             *       "self": "/bulk-operations/…",
+             *       "items": "/bulk-operations/…/items"
+             *     }
+             */
+            links: Record<string, never>;
+        };
+        BulkItemDto: {
+            /** Format: uuid */
+            runId: string;
+            /**
+             * @description null: not yet processed
+             * @enum {string|null}
+             */
+            outcome: "replayed" | "already_replayed" | "not_replayable" | "schedule_cancelled" | "cancelled" | "cancel_requested" | "already_final" | null;
+            /**
+             * Format: uuid
+             * @description the replay run
+             */
+            resultRunId: string | null;
+        };
+        BulkItemPageDto: {
+            items: components["schemas"]["BulkItemDto"][];
             nextCursor: string | null;
         };
         AttemptResponseDto: {
@@ -1258,7 +1890,17 @@ export interface components {
             /** @description free text beside the reason (an error message) */
             reasonDetail: string | null;
             /** @enum {string} */
-            trigger: "schedule" | "manual";
+            trigger: "schedule" | "manual" | "replay" | "backfill";
+            /**
+             * Format: uuid
+             * @description what every attempt sends as Idempotency-Key: the run's own id, or for a replay the original run's, so a target that deduplicates treats the replay as the same business operation (it may answer with its stored result rather than act again)
+             */
+            idempotencyKey: string;
+            /**
+             * Format: uuid
+             * @description the run this one replays
+             */
+            replayOf: string | null;
             attemptCount: number;
             maxAttempts: number;
             /** @description raised by every claim */
@@ -1356,7 +1998,17 @@ export interface components {
             /** @description free text beside the reason (an error message) */
             reasonDetail: string | null;
             /** @enum {string} */
-            trigger: "schedule" | "manual";
+            trigger: "schedule" | "manual" | "replay" | "backfill";
+            /**
+             * Format: uuid
+             * @description what every attempt sends as Idempotency-Key: the run's own id, or for a replay the original run's, so a target that deduplicates treats the replay as the same business operation (it may answer with its stored result rather than act again)
+             */
+            idempotencyKey: string;
+            /**
+             * Format: uuid
+             * @description the run this one replays
+             */
+            replayOf: string | null;
             attemptCount: number;
             maxAttempts: number;
             /** @description raised by every claim */
@@ -1395,11 +2047,13 @@ export interface components {
             inFlight: boolean;
         };
         ClaimResponseDto: {
+            /** Format: uuid */
+            runId: string;
             /**
              * Format: uuid
-             * @description send it to the target as Idempotency-Key
+             * @description send it to the target as Idempotency-Key: the run id, or for a replay the original run's
              */
-            runId: string;
+            idempotencyKey: string;
             /** @description send it with every heartbeat and the completion */
             fencingToken: number;
             /** Format: date-time */
@@ -1718,6 +2372,8 @@ export interface operations {
                 /** @description nextCursor from the previous page */
                 cursor?: string;
                 status?: "active" | "paused" | "cancelled" | "completed";
+                /** @description key:value; repeat it for schedules that carry every label given (at most 10) */
+                label?: string[];
             };
             header?: never;
             path?: never;
@@ -1946,6 +2602,15 @@ export interface operations {
             };
             /** @description Missing or invalid credentials */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Not found (also for another tenant's ids) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2225,6 +2890,496 @@ export interface operations {
             };
             /** @description Not found (also for another tenant's ids) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    "schedules.revisions": {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description nextCursor from the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevisionPageDto"];
+                };
+            };
+            /** @description Invalid input (unknown fields, wrong types, malformed JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Not found (also for another tenant's ids) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    "schedules.revision": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                revision: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevisionDto"];
+                };
+            };
+            /** @description Invalid input (unknown fields, wrong types, malformed JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Not found (also for another tenant's ids) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    "calendars.list": {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description nextCursor from the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CalendarPageDto"];
+                };
+            };
+            /** @description Invalid input (unknown fields, wrong types, malformed JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    "calendars.create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateCalendarDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CalendarDto"];
+                };
+            };
+            /** @description Invalid input (unknown fields, wrong types, malformed JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Conflict (stale revision or state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    "calendars.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CalendarDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Not found (also for another tenant's ids) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    "backfills.create": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description required unless dryRun */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateBackfillDto"];
+            };
+        };
+        responses: {
+            /** @description dryRun: the plan, nothing written */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DryRunDto"];
+                };
+            };
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BackfillDto"];
+                };
+            };
+            /** @description Invalid input (unknown fields, wrong types, malformed JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Not found (also for another tenant's ids) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Conflict (stale revision or state) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    "backfills.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BackfillDto"];
+                };
+            };
+            /** @description Invalid input (unknown fields, wrong types, malformed JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Not found (also for another tenant's ids) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    "backfills.cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BackfillDto"];
+                };
+            };
+            /** @description Invalid input (unknown fields, wrong types, malformed JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Not found (also for another tenant's ids) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Conflict (stale revision or state) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2697,6 +3852,283 @@ export interface operations {
             };
             /** @description Conflict (stale revision or state) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    "runSearch.search": {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description nextCursor from the previous page */
+                cursor?: string;
+                state?: "QUEUED" | "RUNNING" | "RETRY_WAIT" | "SUCCEEDED" | "FAILED" | "SKIPPED" | "CANCELLED" | "UNKNOWN";
+                reason?: "overlap" | "missed" | "coalesced" | "deadline_exceeded" | "waiting_for_previous" | "throttled_concurrency" | "throttled_rate" | "throttled_fleet" | "throttled_target" | "target_backoff" | "retryable_failure" | "lease_expired" | "target_rejected" | "target_missing" | "target_gone" | "attempts_exhausted" | "retry_deadline_exceeded" | "outcome_unknown" | "cancelled_by_request" | "schedule_cancelled" | "not_found" | "finished" | "already_claimed" | "not_due" | "contended" | "stale_fencing_token";
+                scheduleId?: string;
+                targetId?: string;
+                trigger?: "schedule" | "manual" | "replay" | "backfill";
+                scheduledFrom?: string;
+                scheduledTo?: string;
+                finishedFrom?: string;
+                finishedTo?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunPageDto"];
+                };
+            };
+            /** @description Invalid input (unknown fields, wrong types, malformed JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    "runSearch.replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkRunsDto"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkOperationDto"];
+                };
+            };
+            /** @description Invalid input (unknown fields, wrong types, malformed JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    "runSearch.cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkRunsDto"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkOperationDto"];
+                };
+            };
+            /** @description Invalid input (unknown fields, wrong types, malformed JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    "runSearch.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkOperationDto"];
+                };
+            };
+            /** @description Invalid input (unknown fields, wrong types, malformed JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Not found (also for another tenant's ids) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    "runSearch.items": {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description nextCursor from the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkItemPageDto"];
+                };
+            };
+            /** @description Invalid input (unknown fields, wrong types, malformed JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Not found (also for another tenant's ids) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

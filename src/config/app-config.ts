@@ -139,6 +139,10 @@ export interface RelayConfig {
   sweepIntervalMs: number;
   sweepBatchSize: number;
   sweepTenantsPerTick: number;
+  /** How often the relay moves running backfills on (creates the runs whose turn came). */
+  backfillIntervalMs: number;
+  /** How often the relay looks for schedules to auto-pause after consecutive failures. */
+  autoPauseIntervalMs: number;
 }
 
 /**
@@ -298,6 +302,8 @@ export function loadConfig(env: Env): AppConfig {
       sweepIntervalMs: int('RELAY_SWEEP_INTERVAL_MS', 1_000, 10, 600_000),
       sweepBatchSize: int('RELAY_SWEEP_BATCH_SIZE', 100, 1, 100_000),
       sweepTenantsPerTick: int('RELAY_SWEEP_TENANTS_PER_TICK', 20, 1, 10_000),
+      backfillIntervalMs: int('RELAY_BACKFILL_INTERVAL_MS', 1_000, 10, 600_000),
+      autoPauseIntervalMs: int('RELAY_AUTO_PAUSE_INTERVAL_MS', 1_000, 10, 600_000),
     },
     attemptRecord: {
       responseHeaders: responseHeaders(env),

@@ -3,6 +3,7 @@ export {
   RUN_TRIGGERS,
   type InsertedOccurrence,
   type NewOccurrence,
+  type RunFilter,
   type RunTrigger,
 } from './occurrence';
 export { OccurrencesModule } from './occurrences.module';

@@ -25,7 +25,11 @@ import { TenantEntity } from '../tenants/tenant.entity';
   'occurrences_reason_check',
   `reason IS NULL OR reason IN (${RUN_REASON_CODES.map((code) => `'${code}'`).join(', ')})`,
 )
-@Unique('occurrences_identity_key', ['scheduleId', 'revision', 'scheduledAt'])
+@Unique('occurrences_identity_key', ['scheduleId', 'revision', 'scheduledAt', 'originKey'])
+@Index('occurrences_tenant_search_idx', ['tenantId', 'scheduledAt', 'id'])
+@Index('occurrences_failed_recent_idx', ['finishedAt'], {
+  where: `state IN ('FAILED', 'UNKNOWN')`,
+})
 @Index('occurrences_history_idx', ['scheduleId', 'scheduledAt', 'id'])
 @Index('occurrences_active_by_schedule_idx', ['scheduleId'], {
   where: `state IN ('QUEUED', 'RUNNING', 'RETRY_WAIT')`,
@@ -100,9 +104,25 @@ export class OccurrenceEntity {
   @Column({ name: 'reason_detail', type: 'text', nullable: true })
   reasonDetail: string | null;
 
-  /** 'schedule' (the poller), 'manual' (POST /schedules/{id}/trigger). */
+  /** What created it: RUN_TRIGGERS (the poller, a manual trigger, a replay, a backfill). */
   @Column({ type: 'text', default: 'schedule' })
   trigger: string;
+
+  /**
+   * The fourth part of the run's identity: '' for the poller's and manual runs, the original
+   * run's id for a replay, the backfill's id for a backfilled run. So a replay or a backfill of
+   * an instant never collides with the scheduled run of that instant, and each stays once.
+   */
+  @Column({ name: 'origin_key', type: 'text', default: '' })
+  originKey: string;
+
+  /** What its attempts send as Idempotency-Key when not its own id: a replay's original's. */
+  @Column({ name: 'idempotency_key', type: 'uuid', nullable: true })
+  idempotencyKey: string | null;
+
+  /** The run this one replays. */
+  @Column({ name: 'replay_of', type: 'uuid', nullable: true })
+  replayOf: string | null;
 
   @Column({ name: 'attempt_count', type: 'integer', default: 0 })
   attemptCount: number;

@@ -8,7 +8,7 @@ import {
   type RunReason,
   type RunState,
 } from '../run-vocabulary';
-import type { InsertedOccurrence, NewOccurrence } from './occurrence';
+import type { InsertedOccurrence, NewOccurrence, RunFilter } from './occurrence';
 import type { Run } from './run';
 import {
   CANCEL_RUN,
@@ -17,7 +17,12 @@ import {
   LIST_RUNS_AFTER,
   LIST_RUNS_FIRST_PAGE,
   SCHEDULE_EXISTS,
+  ACTIVE_RUN_IDS_OF_ORIGIN,
+  ACTIVE_RUNS_BY_ORIGIN,
+  RUNS_AT_INSTANTS,
+  SEARCH_RUNS,
   SELECT_RUN,
+  STATES_OF_ORIGIN,
   SELECT_TRACE_PARENTS,
 } from './occurrences.sql';
 
@@ -50,6 +55,9 @@ export class OccurrencesRepository {
       coalesced_count: o.coalescedCount ?? 0,
       coalesced_first: o.coalescedFirst?.toISOString() ?? null,
       coalesced_last: o.coalescedLast?.toISOString() ?? null,
+      origin_key: o.originKey ?? '',
+      idempotency_key: o.idempotencyKey ?? null,
+      replay_of: o.replayOf ?? null,
       trace_parent: o.traceParent ?? null,
     }));
     const inserted = await this.sql.rows(INSERT_OCCURRENCES, [JSON.stringify(rows)], tx);
@@ -59,7 +67,91 @@ export class OccurrencesRepository {
       scheduleId: r.schedule_id as string,
       state: r.state as InsertedOccurrence['state'],
       scheduledAt: new Date(r.scheduled_at as string),
+      originKey: r.origin_key as string,
     }));
+  }
+
+  async runsAt(
+    tx: Tx,
+    tenantId: string,
+    scheduleId: string,
+    instants: readonly Date[],
+  ): Promise<Map<number, { id: string; state: RunState }>> {
+    if (instants.length === 0) return new Map();
+    const rows = await this.sql.rows(
+      RUNS_AT_INSTANTS,
+      [tenantId, scheduleId, instants.map((at) => at.toISOString())],
+      tx,
+    );
+    return new Map(
+      rows.map((row) => [
+        (row.scheduled_at as Date).getTime(),
+        { id: row.id as string, state: row.state as RunState },
+      ]),
+    );
+  }
+
+  async activeByOrigin(
+    tx: Tx,
+    tenantId: string,
+    scheduleId: string,
+    originKey: string,
+  ): Promise<{ ours: number; others: number }> {
+    const [row] = await this.sql.rows(ACTIVE_RUNS_BY_ORIGIN, [tenantId, scheduleId, originKey], tx);
+    return { ours: row.ours as number, others: row.others as number };
+  }
+
+  async activeIdsOfOrigin(
+    tx: Tx,
+    tenantId: string,
+    scheduleId: string,
+    originKey: string,
+  ): Promise<string[]> {
+    const rows = await this.sql.rows(
+      ACTIVE_RUN_IDS_OF_ORIGIN,
+      [tenantId, scheduleId, originKey],
+      tx,
+    );
+    return rows.map((row) => row.id as string);
+  }
+
+  async statesOfOrigin(
+    tenantId: string,
+    scheduleId: string,
+    originKey: string,
+  ): Promise<Partial<Record<RunState, number>>> {
+    const rows = await this.sql.rows(STATES_OF_ORIGIN, [tenantId, scheduleId, originKey]);
+    return Object.fromEntries(rows.map((row) => [row.state as RunState, row.n as number]));
+  }
+
+  /** GET /runs: the tenant's runs matching every filter given, after the run `afterId`. */
+  async search(
+    tenantId: string,
+    filter: RunFilter,
+    limit: number,
+    afterId: string | null,
+    tx?: Tx,
+  ): Promise<Run[]> {
+    const rows = await this.sql.rows(
+      SEARCH_RUNS,
+      [
+        tenantId,
+        filter.state ?? null,
+        filter.reason ?? null,
+        filter.scheduleId ?? null,
+        filter.targetId ?? null,
+        filter.trigger ?? null,
+        filter.scheduledFrom ?? null,
+        filter.scheduledTo ?? null,
+        filter.finishedFrom ?? null,
+        filter.finishedTo ?? null,
+        filter.ids ?? null,
+        limit,
+        afterId,
+      ],
+      tx,
+    );
+    return rows.map(toRun);
   }
 
   /**
@@ -145,6 +237,8 @@ function toRun(row: Row): Run {
     reason: row.reason as RunReason | null,
     reasonDetail: row.reason_detail as string | null,
     trigger: row.trigger as Run['trigger'],
+    idempotencyKey: row.idempotency_key as string,
+    replayOf: row.replay_of as string | null,
     attemptCount: row.attempt_count as number,
     maxAttempts: row.max_attempts as number,
     fencingToken: Number(row.fencing_token),

@@ -4,7 +4,7 @@ import { ConflictError, NotFoundError, pageSize } from '../common';
 import type { Tx } from '../database';
 import { OverlapService } from '../overlap';
 import type { RunState } from '../run-vocabulary';
-import type { InsertedOccurrence, NewOccurrence } from './occurrence';
+import type { InsertedOccurrence, NewOccurrence, RunFilter } from './occurrence';
 import { OccurrencesRepository } from './occurrences.repository';
 import type { CancelResult, Run, RunPage, RunWithAttempts } from './run';
 
@@ -69,19 +69,68 @@ export class OccurrencesService {
     };
   }
 
+  /** GET /runs: the tenant's runs by (scheduledAt, id), every filter given applied. */
+  async search(
+    tenantId: string,
+    filter: RunFilter,
+    options: { limit?: number; afterId?: string },
+  ): Promise<RunPage> {
+    const limit = pageSize(options.limit);
+    const rows = await this.runs.search(tenantId, filter, limit + 1, options.afterId ?? null);
+    const items = rows.slice(0, limit);
+    return { items, nextAfterId: rows.length > limit ? items[items.length - 1].id : null };
+  }
+
+  /**
+   * For each instant of a schedule, the run that stands for it (active first, else the latest;
+   * SKIPPED rows do not count), keyed by epoch ms.
+   */
+  runsAt(
+    tx: Tx,
+    tenantId: string,
+    scheduleId: string,
+    instants: readonly Date[],
+  ): Promise<Map<number, { id: string; state: RunState }>> {
+    return this.runs.runsAt(tx, tenantId, scheduleId, instants);
+  }
+
+  /** A schedule's active runs of one origin (a backfill's) and the others. */
+  activeByOrigin(tx: Tx, tenantId: string, scheduleId: string, originKey: string) {
+    return this.runs.activeByOrigin(tx, tenantId, scheduleId, originKey);
+  }
+
+  activeIdsOfOrigin(tx: Tx, tenantId: string, scheduleId: string, originKey: string) {
+    return this.runs.activeIdsOfOrigin(tx, tenantId, scheduleId, originKey);
+  }
+
+  statesOfOrigin(tenantId: string, scheduleId: string, originKey: string) {
+    return this.runs.statesOfOrigin(tenantId, scheduleId, originKey);
+  }
+
+  /** Up to `limit` runs matching the filter, in the caller's transaction (a bulk selection). */
+  select(tx: Tx, tenantId: string, filter: RunFilter, limit: number): Promise<Run[]> {
+    return this.runs.search(tenantId, filter, limit, null, tx);
+  }
+
+  /**
+   * cancel() inside the caller's transaction: the state right after (CANCELLED, or RUNNING with
+   * the request recorded), or null when the run was already final (or not the tenant's).
+   */
+  async cancelIn(tx: Tx, tenantId: string, runId: string): Promise<RunState | null> {
+    const cancelled = await this.runs.cancel(tx, tenantId, runId);
+    if (cancelled?.state === 'CANCELLED') {
+      await this.overlap.runEnded(tx, { ...cancelled, endedWhileWaiting: false }, runId);
+    }
+    return cancelled?.state ?? null;
+  }
+
   /**
    * A waiting run ends CANCELLED at once; a RUNNING one is marked cancel-requested and its
    * holder stops at its next heartbeat. A final run cannot be cancelled (409).
    */
   async cancel(tenantId: string, runId: string): Promise<CancelResult> {
-    const stateAfter = await this.runs.transaction(async (tx) => {
-      const cancelled = await this.runs.cancel(tx, tenantId, runId);
-      // A run that ends while waiting frees its schedule's turn as a finished one does.
-      if (cancelled?.state === 'CANCELLED') {
-        await this.overlap.runEnded(tx, { ...cancelled, endedWhileWaiting: false }, runId);
-      }
-      return cancelled?.state ?? null;
-    });
+    // A run that ends while waiting frees its schedule's turn as a finished one does.
+    const stateAfter = await this.runs.transaction((tx) => this.cancelIn(tx, tenantId, runId));
     const run = await this.runs.findById(tenantId, runId);
     if (!run) throw new NotFoundError('run', runId);
     if (stateAfter === null) {

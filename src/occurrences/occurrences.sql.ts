@@ -6,7 +6,8 @@
  */
 
 /**
- * The ledger insert: "exactly one logical occurrence per (schedule, revision, due instant)".
+ * The ledger insert: "exactly one logical occurrence per (schedule, revision, due instant,
+ * origin)". The origin is '' for the poller's runs, so for them the key is the instant's.
  * Whatever the number of pollers racing, the unique constraint lets one insert win; the others
  * get no row back and publish nothing. The retry and start deadlines run from the planned fire
  * instant (the nominal one without a flexible window), the retry one by the database clock.
@@ -21,7 +22,7 @@ export const INSERT_OCCURRENCES = `
     tenant_id, schedule_id, revision, scheduled_at, scheduled_local, state, reason, trigger,
     max_attempts, retry_deadline, priority, start_deadline, fires_at, admitted_at,
     coalesced_count, coalesced_first, coalesced_last, created_at, finished_at, trace_parent,
-    target_id)
+    target_id, origin_key, idempotency_key, replay_of)
   SELECT o.tenant_id, o.schedule_id, o.revision, o.scheduled_at, o.scheduled_local, o.state,
          o.reason, o.trigger, o.max_attempts,
          greatest(now(), o.fires_at) + make_interval(secs => o.retry_deadline_seconds),
@@ -34,16 +35,17 @@ export const INSERT_OCCURRENCES = `
          CASE WHEN o.state IN ('SKIPPED', 'FAILED') THEN greatest(now(), o.fires_at) END,
          o.trace_parent,
          (SELECT s.target_id FROM schedules s
-           WHERE s.id = o.schedule_id AND s.tenant_id = o.tenant_id)
+           WHERE s.id = o.schedule_id AND s.tenant_id = o.tenant_id),
+         coalesce(o.origin_key, ''), o.idempotency_key, o.replay_of
     FROM jsonb_to_recordset($1::jsonb) AS o(
       tenant_id uuid, schedule_id uuid, revision int, scheduled_at timestamptz,
       scheduled_local text, state text, reason text, trigger text, max_attempts int,
       retry_deadline_seconds int, priority smallint, start_deadline_seconds int,
       fires_at timestamptz, admitted boolean,
       coalesced_count int, coalesced_first timestamptz, coalesced_last timestamptz,
-      trace_parent text)
+      trace_parent text, origin_key text, idempotency_key uuid, replay_of uuid)
   ON CONFLICT ON CONSTRAINT occurrences_identity_key DO NOTHING
-  RETURNING id, tenant_id, schedule_id, state, scheduled_at`;
+  RETURNING id, tenant_id, schedule_id, state, scheduled_at, origin_key`;
 
 /**
  * What cancelling does to a run, by the state it was in: a waiting run ends CANCELLED with $3 as
@@ -85,7 +87,7 @@ const RUN_COLUMNS = `
   o.reason, o.reason_detail, o.trigger, o.attempt_count, o.max_attempts, o.fencing_token,
   o.lease_until, o.next_attempt_at, o.cancel_requested_at, o.coalesced_count, o.coalesced_first,
   o.coalesced_last, o.created_at, o.finished_at, o.priority, o.start_deadline, o.fires_at,
-  o.trace_parent`;
+  o.trace_parent, coalesce(o.idempotency_key, o.id) AS idempotency_key, o.replay_of`;
 
 /** The stored traceparents of runs $2 of tenant $1 (for the worker's spans, tracing on). */
 export const SELECT_TRACE_PARENTS = `
@@ -138,3 +140,61 @@ export const LIST_RUNS_AFTER = `
 
 /** A schedule's history exists for the tenant that owns the schedule, and only for it. */
 export const SCHEDULE_EXISTS = `SELECT 1 FROM schedules WHERE tenant_id = $1 AND id = $2`;
+
+/**
+ * Tenant-wide search, keyset-paginated by (scheduled_at, id) over occurrences_tenant_search_idx,
+ * after the run $13 (its stored row, so microseconds never round away). Each filter is null when
+ * not given: $2 state, $3 reason, $4 schedule, $5 target (its schedule's), $6 trigger,
+ * $7/$8 scheduled at in [from, to), $9/$10 finished at in [from, to), $11 run ids, $12 limit.
+ */
+export const SEARCH_RUNS = `
+  SELECT ${RUN_COLUMNS}
+    FROM occurrences o
+   WHERE o.tenant_id = $1
+     AND ($2::text IS NULL OR o.state = $2::text)
+     AND ($3::text IS NULL OR o.reason = $3::text)
+     AND ($4::uuid IS NULL OR o.schedule_id = $4::uuid)
+     AND ($5::uuid IS NULL OR o.schedule_id IN (SELECT s.id FROM schedules s
+                                                 WHERE s.tenant_id = $1 AND s.target_id = $5::uuid))
+     AND ($6::text IS NULL OR o.trigger = $6::text)
+     AND ($7::timestamptz IS NULL OR o.scheduled_at >= $7::timestamptz)
+     AND ($8::timestamptz IS NULL OR o.scheduled_at < $8::timestamptz)
+     AND ($9::timestamptz IS NULL OR o.finished_at >= $9::timestamptz)
+     AND ($10::timestamptz IS NULL OR o.finished_at < $10::timestamptz)
+     AND ($11::uuid[] IS NULL OR o.id = ANY($11::uuid[]))
+     AND ($13::uuid IS NULL OR (o.scheduled_at, o.id) > (SELECT c.scheduled_at, c.id FROM occurrences c
+                                                          WHERE c.id = $13::uuid AND c.tenant_id = $1))
+   ORDER BY o.scheduled_at, o.id
+   LIMIT $12`;
+
+/**
+ * For each of a schedule's instants $3, the run that stands for it: an active one if there is
+ * one, else the latest created. SKIPPED rows are not runs here (the instant did not run). Over
+ * occurrences_history_idx (schedule_id, scheduled_at).
+ */
+export const RUNS_AT_INSTANTS = `
+  SELECT DISTINCT ON (o.scheduled_at) o.scheduled_at, o.id, o.state
+    FROM occurrences o
+   WHERE o.tenant_id = $1 AND o.schedule_id = $2 AND o.scheduled_at = ANY($3::timestamptz[])
+     AND o.state <> 'SKIPPED'
+   ORDER BY o.scheduled_at, (o.state IN ('QUEUED', 'RUNNING', 'RETRY_WAIT')) DESC,
+            o.created_at DESC`;
+
+/** A schedule's active runs: those of origin $3 and the others (occurrences_active_by_schedule_idx). */
+export const ACTIVE_RUNS_BY_ORIGIN = `
+  SELECT count(*) FILTER (WHERE o.origin_key = $3)::int AS ours,
+         count(*) FILTER (WHERE o.origin_key <> $3)::int AS others
+    FROM occurrences o
+   WHERE o.schedule_id = $2 AND o.tenant_id = $1 AND o.state IN ('QUEUED', 'RUNNING', 'RETRY_WAIT')`;
+
+/** The active runs of one origin (a backfill being cancelled). */
+export const ACTIVE_RUN_IDS_OF_ORIGIN = `
+  SELECT o.id FROM occurrences o
+   WHERE o.schedule_id = $2 AND o.tenant_id = $1 AND o.origin_key = $3
+     AND o.state IN ('QUEUED', 'RUNNING', 'RETRY_WAIT')`;
+
+/** How many runs of one origin are in each state (a backfill's progress). */
+export const STATES_OF_ORIGIN = `
+  SELECT o.state, count(*)::int AS n FROM occurrences o
+   WHERE o.schedule_id = $2 AND o.tenant_id = $1 AND o.origin_key = $3
+   GROUP BY o.state`;

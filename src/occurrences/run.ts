@@ -16,6 +16,13 @@ export interface Run {
   /** Free text beside the reason: an error message, the attempt it happened in. */
   reasonDetail: string | null;
   trigger: RunTrigger;
+  /**
+   * What every attempt sends as Idempotency-Key: the run's own id, or for a replay the
+   * original's, so a deduplicating target treats the replay as the same business operation.
+   */
+  idempotencyKey: string;
+  /** The run this one replays; null for any other run. */
+  replayOf: string | null;
   attemptCount: number;
   maxAttempts: number;
   fencingToken: number;

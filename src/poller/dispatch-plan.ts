@@ -23,6 +23,8 @@ export interface DispatchPlan {
   /** When its due-index entry comes due: the next run's planned fire instant. */
   nextFiresAt: Date | null;
   status: ScheduleStatus;
+  /** Runs created to run (QUEUED): what the schedule's maxRuns counts. */
+  runsCreated: number;
 }
 
 /**
@@ -80,7 +82,11 @@ export function planDispatch(
   let active = runs.active;
   let waiting = runs.waiting;
   const catchUp = toRun.length > 1;
+  // maxRuns: only what is left of it runs, oldest first; the schedule completes when it is met.
+  const left = schedule.maxRuns === null ? Infinity : schedule.maxRuns - schedule.runCount;
+  let runsCreated = 0;
   for (const { occurrence, coalesced, coalescedExtra } of toRun) {
+    if (runsCreated >= left) break;
     if (pastStartDeadline(schedule, occurrence, now)) {
       // Late is worse than never for this schedule: recorded, never called.
       planned.push(row(schedule, occurrence, 'SKIPPED', 'deadline_exceeded', false));
@@ -107,10 +113,20 @@ export function planDispatch(
         break;
     }
     active = true;
+    if (run.state === 'QUEUED') runsCreated++;
     planned.push(run);
   }
   planned.sort((a, b) => a.scheduledAt.getTime() - b.scheduledAt.getTime());
-  return { occurrences: planned, ...next(schedule, now, instants.after) };
+  if (runsCreated >= left) {
+    return {
+      occurrences: planned,
+      nextDueAt: null,
+      nextFiresAt: null,
+      status: 'completed',
+      runsCreated,
+    };
+  }
+  return { occurrences: planned, ...next(schedule, now, instants.after), runsCreated };
 }
 
 /** The start deadline runs from the planned fire instant (the nominal one without a window). */

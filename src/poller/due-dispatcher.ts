@@ -115,6 +115,7 @@ export class DueDispatcher {
           revision: schedule.revision,
           nextDueAt: plan.nextDueAt,
           status: plan.status,
+          runsCreated: plan.runsCreated,
         });
         if (plan.nextDueAt) {
           nextEntries.push({

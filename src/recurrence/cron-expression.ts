@@ -20,7 +20,41 @@ export interface ParsedCron {
    */
   readonly dayOfMonthRestricted: boolean;
   readonly dayOfWeekRestricted: boolean;
+  /** The day-of-month forms that depend on the month (Quartz): `L`, `L-n`, `nW`, `LW`. */
+  readonly monthDays: MonthDayRules;
+  /** The day-of-week forms that depend on the month: `5L` (last Friday), `MON#2`. */
+  readonly weekdaysOfMonth: WeekdayOfMonthRules;
 }
+
+export interface MonthDayRules {
+  /** Days before the month's last day: `L` is 0, `L-3` is 3. */
+  readonly fromLast: readonly number[];
+  /** `15W`: the weekday (Mon-Fri) nearest the 15th, never crossing into another month. */
+  readonly nearestWeekday: readonly number[];
+  /** `LW`: the month's last weekday (Mon-Fri). */
+  readonly lastWeekday: boolean;
+}
+
+export interface WeekdayOfMonthRules {
+  /** `MON#2` is { weekday: 1, nth: 2 }: the second Monday of the month. */
+  readonly nth: readonly { weekday: number; nth: number }[];
+  /** `5L` is 5: the month's last Friday. */
+  readonly last: readonly number[];
+}
+
+/**
+ * The macros of Vixie cron, cron-parser and Kubernetes CronJobs, as the fields they stand for.
+ * `@reboot` has no instant and `@every` is an interval schedule (`every` + `anchorAt`).
+ */
+export const CRON_MACROS: Readonly<Record<string, string>> = {
+  '@yearly': '0 0 1 1 *',
+  '@annually': '0 0 1 1 *',
+  '@monthly': '0 0 1 * *',
+  '@weekly': '0 0 * * 0',
+  '@daily': '0 0 * * *',
+  '@midnight': '0 0 * * *',
+  '@hourly': '0 * * * *',
+};
 
 interface FieldSpec {
   readonly label: string;
@@ -85,11 +119,21 @@ export function parseCron(expression: string): ParsedCron {
   if (source.length > MAX_EXPRESSION_LENGTH) {
     fail(`Cron expression is longer than ${MAX_EXPRESSION_LENGTH} characters`);
   }
+  let fields = source;
   if (source.startsWith('@')) {
-    fail(`Cron macros such as "${source.split(/\s+/)[0]}" are not supported; write the fields out`);
+    const macro = CRON_MACROS[source.toLowerCase()];
+    if (macro === undefined) {
+      const name = source.split(/\s+/)[0];
+      fail(
+        name.toLowerCase() === '@every'
+          ? `"@every" is not a cron macro here; create an interval schedule (every + anchorAt)`
+          : `Unknown cron macro "${name}"; supported: ${Object.keys(CRON_MACROS).join(', ')}`,
+      );
+    }
+    fields = macro;
   }
 
-  const parts = source.split(/\s+/);
+  const parts = fields.split(/\s+/);
   if (parts.length !== 5 && parts.length !== 6) {
     fail(
       `Cron expression must have 5 fields (minute hour day-of-month month day-of-week) or 6 ` +
@@ -99,8 +143,18 @@ export function parseCron(expression: string): ParsedCron {
   const hasSeconds = parts.length === 6;
   const [sec, min, hour, dom, month, dow] = hasSeconds ? parts : ['0', ...parts];
 
-  const dayOfMonth = parseField(dom, DAY_OF_MONTH, fail);
-  const dayOfWeek = parseField(dow, DAY_OF_WEEK, fail);
+  const monthDays = {
+    fromLast: [] as number[],
+    nearestWeekday: [] as number[],
+    lastWeekday: false,
+  };
+  const weekdaysOfMonth = { nth: [] as { weekday: number; nth: number }[], last: [] as number[] };
+  const dayOfMonth = parseField(dom, DAY_OF_MONTH, fail, (item, where) =>
+    monthDayRule(item, where, monthDays, fail),
+  );
+  const dayOfWeek = parseField(dow, DAY_OF_WEEK, fail, (item, where) =>
+    weekdayOfMonthRule(item, where, weekdaysOfMonth, fail),
+  );
   return {
     source,
     hasSeconds,
@@ -112,27 +166,109 @@ export function parseCron(expression: string): ParsedCron {
     daysOfWeek: [...new Set(dayOfWeek.values.map((d) => d % 7))].sort((a, b) => a - b),
     dayOfMonthRestricted: !dayOfMonth.startsWithStar,
     dayOfWeekRestricted: !dayOfWeek.startsWithStar,
+    monthDays: {
+      fromLast: sortedUnique(monthDays.fromLast),
+      nearestWeekday: sortedUnique(monthDays.nearestWeekday),
+      lastWeekday: monthDays.lastWeekday,
+    },
+    weekdaysOfMonth: {
+      nth: weekdaysOfMonth.nth,
+      last: sortedUnique(weekdaysOfMonth.last),
+    },
   };
 }
 
 type Fail = (message: string, field?: string) => never;
+/** Takes a list item that is a month-dependent day form (L, W, #); false if it is not one. */
+type SpecialItem = (item: string, where: string) => boolean;
+
+function sortedUnique(values: readonly number[]): number[] {
+  return [...new Set(values)].sort((a, b) => a - b);
+}
+
+/** `L`, `L-n` (n days before the last), `nW` (weekday nearest the nth), `LW` (last weekday). */
+function monthDayRule(
+  item: string,
+  where: string,
+  rules: { fromLast: number[]; nearestWeekday: number[]; lastWeekday: boolean },
+  fail: Fail,
+): boolean {
+  const upper = item.toUpperCase();
+  if (upper === 'L') return rules.fromLast.push(0) > 0;
+  if (upper === 'LW') return (rules.lastWeekday = true);
+  const beforeLast = /^L-(\d{1,2})$/.exec(upper);
+  if (beforeLast) {
+    const n = Number(beforeLast[1]);
+    if (n < 1 || n > 30) fail(`"${item}": L-n takes n from 1 to 30 (${where})`, 'day-of-month');
+    return rules.fromLast.push(n) > 0;
+  }
+  const nearest = /^(\d{1,2})W$/.exec(upper);
+  if (nearest) {
+    const day = Number(nearest[1]);
+    if (day < 1 || day > 31)
+      fail(`"${item}": nW takes a day from 1 to 31 (${where})`, 'day-of-month');
+    return rules.nearestWeekday.push(day) > 0;
+  }
+  if (/[LW]/.test(upper)) {
+    fail(
+      `Invalid day-of-month form "${item}" (${where}); expected L, L-n, nW or LW`,
+      'day-of-month',
+    );
+  }
+  return false;
+}
+
+/** `dL` (the month's last weekday d, e.g. 5L or FRIL) and `d#n` (its nth, n from 1 to 5). */
+function weekdayOfMonthRule(
+  item: string,
+  where: string,
+  rules: { nth: { weekday: number; nth: number }[]; last: number[] },
+  fail: Fail,
+): boolean {
+  const upper = item.toUpperCase();
+  const weekday = (text: string): number => {
+    const value = /^\d$/.test(text) ? Number(text) : DAY_NAMES.indexOf(text);
+    if (value < 0 || value > 7) {
+      fail(`"${item}": expected a weekday 0-7 or SUN-SAT before L or # (${where})`, 'day-of-week');
+    }
+    return value % 7;
+  };
+  const nth = /^([A-Z]{3}|\d)#(\d+)$/.exec(upper);
+  if (nth) {
+    const n = Number(nth[2]);
+    if (n < 1 || n > 5)
+      fail(`"${item}": the nth weekday takes n from 1 to 5 (${where})`, 'day-of-week');
+    rules.nth.push({ weekday: weekday(nth[1]), nth: n });
+    return true;
+  }
+  const last = /^([A-Z]{3}|\d)L$/.exec(upper);
+  if (last) return rules.last.push(weekday(last[1])) > 0;
+  if (upper.includes('#') || upper === 'L') {
+    fail(
+      `Invalid day-of-week form "${item}" (${where}); expected d#n (MON#2) or dL (5L)`,
+      'day-of-week',
+    );
+  }
+  return false;
+}
 
 function parseField(
   text: string,
   spec: FieldSpec,
   fail: Fail,
+  special?: SpecialItem,
 ): { values: number[]; startsWithStar: boolean } {
   const where = `${spec.label} field "${text}"`;
+  // Quartz writes '?' for "no specific value" in one of the day fields: the same as '*'.
+  if (text === '?' && special) return { values: rangeOf(spec), startsWithStar: true };
   if (text.includes('?')) {
-    fail(`'?' is not supported (${where}); use '*' instead`, spec.label);
-  }
-  if (text.includes('#')) {
-    fail(`'#' (nth weekday of the month) is not supported (${where})`, spec.label);
+    fail(`'?' is only accepted alone in a day field (${where}); use '*' instead`, spec.label);
   }
 
   const values = new Set<number>();
   for (const item of text.split(',')) {
     if (item === '') fail(`Empty list element in ${where}`, spec.label);
+    if (special?.(item, where)) continue;
     const slash = item.split('/');
     if (slash.length > 2) fail(`Too many '/' in "${item}" (${where})`, spec.label);
     const [rangeText, stepText] = slash;
@@ -169,6 +305,12 @@ function parseField(
   };
 }
 
+function rangeOf(spec: FieldSpec): number[] {
+  const values: number[] = [];
+  for (let v = spec.min; v <= spec.max; v++) values.push(v);
+  return values;
+}
+
 function parseStep(text: string, spec: FieldSpec, where: string, fail: Fail): number {
   if (!/^\d+$/.test(text)) fail(`Invalid step "${text}" (${where}); expected a number`, spec.label);
   const step = Number(text);
@@ -195,11 +337,8 @@ function parseAtom(text: string, spec: FieldSpec, where: string, fail: Fail): nu
   }
   const upper = text.toUpperCase();
   if (spec.names && Object.hasOwn(spec.names, upper)) return spec.names[upper];
-  if (
-    (spec === DAY_OF_MONTH || spec === DAY_OF_WEEK) &&
-    /^(L|W|LW|\d+L|\d+W|L-?\d+)$/.test(upper)
-  ) {
-    fail(`'L' and 'W' (last day / nearest weekday) are not supported (${where})`, spec.label);
+  if (/[LW#]/.test(upper) && (spec === DAY_OF_MONTH || spec === DAY_OF_WEEK)) {
+    fail(`"${text}" may not be part of a range or step (${where})`, spec.label);
   }
   if (text === '') fail(`Missing value in ${where}`, spec.label);
   const hint = spec.names ? ` or a name like ${Object.keys(spec.names)[0]}` : '';

@@ -1,5 +1,5 @@
 import type { ParsedCron } from './cron-expression';
-import { dayOfWeek, daysInMonth, SECOND_MS, wallMs } from './wall-time';
+import { DAY_MS, dayOfWeek, daysInMonth, SECOND_MS, wallMs } from './wall-time';
 
 /**
  * Finds matching local wall times field by field (month, then day, hour, minute, second), so
@@ -14,7 +14,11 @@ export class CronMatcher {
   private readonly dowSet: Uint8Array;
   private readonly eitherDayField: boolean;
 
-  constructor(private readonly cron: ParsedCron) {
+  /** `excludedDays`: wall days (wall ms / DAY_MS) on which nothing matches (excludeDates). */
+  constructor(
+    private readonly cron: ParsedCron,
+    private readonly excludedDays: ReadonlySet<number> = new Set(),
+  ) {
     this.nextSecond = nextTable(cron.seconds, 59);
     this.nextMinute = nextTable(cron.minutes, 59);
     this.nextHour = nextTable(cron.hours, 23);
@@ -25,11 +29,33 @@ export class CronMatcher {
   }
 
   dayMatches(y: number, mo: number, d: number): boolean {
-    const domOk = this.domSet[d] === 1;
-    const dowOk = this.dowSet[dayOfWeek(y, mo, d)] === 1;
+    const domOk = this.domSet[d] === 1 || this.monthDayMatches(y, mo, d);
+    const weekday = dayOfWeek(y, mo, d);
+    const dowOk = this.dowSet[weekday] === 1 || this.weekdayOfMonthMatches(y, mo, d, weekday);
     // Vixie rule: two restricted day fields widen the match (OR); otherwise the unrestricted
     // one is a full set and AND reduces to the restricted one.
     return this.eitherDayField ? domOk || dowOk : domOk && dowOk;
+  }
+
+  /** `L`, `L-n`, `nW`, `LW`: day-of-month forms that depend on the month's length. */
+  private monthDayMatches(y: number, mo: number, d: number): boolean {
+    const { fromLast, nearestWeekday, lastWeekday } = this.cron.monthDays;
+    if (fromLast.length === 0 && nearestWeekday.length === 0 && !lastWeekday) return false;
+    const length = daysInMonth(y, mo);
+    // L-n before the 1st (L-30 in February) matches no day, as in Quartz.
+    if (fromLast.some((n) => length - n === d)) return true;
+    if (lastWeekday && nearestWeekdayOf(y, mo, length, length) === d) return true;
+    return nearestWeekday.some(
+      (day) => day <= length && nearestWeekdayOf(y, mo, day, length) === d,
+    );
+  }
+
+  /** `dL` (last weekday d of the month) and `d#n` (its nth): forms that depend on the month. */
+  private weekdayOfMonthMatches(y: number, mo: number, d: number, weekday: number): boolean {
+    const { nth, last } = this.cron.weekdaysOfMonth;
+    if (last.includes(weekday) && d + 7 > daysInMonth(y, mo)) return true;
+    const week = Math.ceil(d / 7);
+    return nth.some((rule) => rule.weekday === weekday && rule.nth === week);
   }
 
   /**
@@ -63,7 +89,7 @@ export class CronMatcher {
         [d, h, mi, s] = [1, 0, 0, 0];
         continue;
       }
-      if (!this.dayMatches(y, mo, d)) {
+      if (!this.dayMatches(y, mo, d) || this.excludedDays.has(wallMs(y, mo, d) / DAY_MS)) {
         [d, h, mi, s] = [d + 1, 0, 0, 0];
         continue;
       }
@@ -88,6 +114,19 @@ export class CronMatcher {
       return result > limitWall ? null : result;
     }
   }
+}
+
+/**
+ * Quartz's `nW`: the day itself when it is Monday-Friday; a Saturday moves to the Friday before
+ * and a Sunday to the Monday after, except that the move never leaves the month (a Saturday 1st
+ * moves to Monday the 3rd, a Sunday last day to the Friday before). A day past the month's end
+ * (31W in April) matches nothing.
+ */
+function nearestWeekdayOf(y: number, mo: number, day: number, length: number): number {
+  const weekday = dayOfWeek(y, mo, day);
+  if (weekday === 6) return day === 1 ? 3 : day - 1;
+  if (weekday === 0) return day === length ? day - 2 : day + 1;
+  return day;
 }
 
 /** table[x] = smallest allowed value >= x, or -1 when there is none. */

@@ -1,4 +1,5 @@
-export { parseCron, type ParsedCron } from './cron-expression';
+export { CRON_MACROS, parseCron, type ParsedCron } from './cron-expression';
+export { isLocalDate } from './excluded-dates';
 export { InvalidCronError, InvalidTimezoneError } from './errors';
 export {
   minimumIntervalSeconds,

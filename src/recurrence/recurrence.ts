@@ -1,5 +1,7 @@
 import { parseCron, type ParsedCron } from './cron-expression';
 import { CronMatcher } from './cron-matcher';
+import { excludedWallDays } from './excluded-dates';
+import { intervalOccurrences } from './interval';
 import { OffsetTimeline } from './offset-timeline';
 import { applyDstPolicy, LocalTimeResolver, type ZonedInstant } from './local-time-resolver';
 import { zoneOffsetFn } from './timezone';
@@ -88,7 +90,8 @@ export function minimumIntervalSeconds(
 ): number | null {
   const sample = nextOccurrences(spec, from, sampleSize);
   if (sample.length === 0) return null;
-  let min = sameDayMinimumGapSeconds(parseCron(spec.cron)) ?? Infinity;
+  if (spec.every !== undefined) return spec.every;
+  let min = sameDayMinimumGapSeconds(parseCron(spec.cron!)) ?? Infinity;
   for (let i = 1; i < sample.length; i++) {
     min = Math.min(min, (sample[i].at.getTime() - sample[i - 1].at.getTime()) / SECOND_MS);
   }
@@ -114,9 +117,32 @@ type Runner = (fromMs: number, toMs: number) => Generator<Occurrence>;
 
 /** Validates the spec eagerly (generators would only throw on first use). */
 function prepare(spec: RecurrenceSpec): Runner {
-  const matcher = new CronMatcher(parseCron(spec.cron));
-  const policy = policyOf(spec.dstPolicy);
+  const excluded = excludedWallDays(spec.excludeDates);
   const timeline = new OffsetTimeline(spec.timezone, zoneOffsetFn(spec.timezone));
+  if ((spec.cron === undefined) === (spec.every === undefined)) {
+    throw new RangeError('a recurrence has exactly one of cron and every');
+  }
+  if (spec.every !== undefined) {
+    const everyMs = spec.every * SECOND_MS;
+    if (!Number.isSafeInteger(spec.every) || !Number.isSafeInteger(everyMs) || spec.every < 1) {
+      throw new RangeError(`every must be a whole number of seconds >= 1, got ${spec.every}`);
+    }
+    if (spec.dstPolicy != null) throw new RangeError('dstPolicy applies to cron recurrences only');
+    const anchorMs = instantOf('anchorAt', spec.anchorAt!);
+    return (fromMs, toMs) =>
+      intervalOccurrences(
+        anchorMs,
+        everyMs,
+        timeline,
+        new LocalTimeResolver(timeline),
+        excluded,
+        fromMs,
+        toMs,
+        HORIZON_MS,
+      );
+  }
+  const matcher = new CronMatcher(parseCron(spec.cron!), excluded);
+  const policy = policyOf(spec.dstPolicy);
   return (fromMs, toMs) =>
     occurrences(matcher, new LocalTimeResolver(timeline), policy, fromMs, toMs);
 }

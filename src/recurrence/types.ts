@@ -14,10 +14,26 @@ export const DEFAULT_DST_POLICY: Readonly<DstPolicy> = Object.freeze({
   repeated: 'first',
 });
 
+/**
+ * A recurrence: cron fields matched in local wall time, or (`every`) a fixed interval from an
+ * anchor instant. Exactly one of `cron` and `every`.
+ */
 export interface RecurrenceSpec {
-  cron: string;
-  /** IANA zone name; cron fields are matched against the wall clock of this zone. */
+  cron?: string;
+  /** Interval schedules: seconds between runs, counted from `anchorAt` (the first run). */
+  every?: number;
+  anchorAt?: Date;
+  /**
+   * IANA zone name; cron fields are matched against the wall clock of this zone, and local
+   * times and excluded dates are read in it.
+   */
   timezone: string;
+  /**
+   * Local dates (YYYY-MM-DD) on which nothing runs. For cron, the date the fields matched (the
+   * nominal wall date, before the DST policy moves a time); for an interval, the local date of
+   * the instant.
+   */
+  excludeDates?: readonly string[];
   /** Defaults to {@link DEFAULT_DST_POLICY}. */
   dstPolicy?: DstPolicy;
   /** Inclusive lower bound for occurrences. */

@@ -1,4 +1,5 @@
 export { AdmissionLoop } from './admission-loop';
+export { AutoPauseLoop } from './auto-pause-loop';
 export { LeaseSweeper } from './lease-sweeper';
 export { RelayModule } from './relay.module';
 export { RelayService } from './relay.service';

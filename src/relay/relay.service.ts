@@ -5,6 +5,7 @@ import {
   Logger,
   OnApplicationBootstrap,
 } from '@nestjs/common';
+import { BulkOperationsService } from '../bulk-operations';
 import { errorSummary, PeriodicLoop } from '../common';
 import { APP_CONFIG, type AppConfig } from '../config';
 import { Lifecycle } from '../observability';
@@ -34,6 +35,7 @@ export class RelayService implements OnApplicationBootstrap, BeforeApplicationSh
     private readonly outbox: OutboxRepository,
     private readonly jobs: RunJobsRepository,
     private readonly schedules: SchedulesService,
+    private readonly bulkOperations: BulkOperationsService,
     private readonly targets: TargetsService,
     private readonly signingKeys: SigningKeysService,
     private readonly lifecycle: Lifecycle,
@@ -74,6 +76,8 @@ export class RelayService implements OnApplicationBootstrap, BeforeApplicationSh
       seconds: await this.outbox.oldestQueuedAgeSeconds(),
     });
     await this.schedules.pruneIdempotencyKeys(relay.idempotencyPruneBatchSize);
+    // At most a few per round: each drains its whole (bounded) selection.
+    for (let i = 0; i < 3 && (await this.bulkOperations.resumeStalled()); i++);
     await this.targets.dropExpiredSecrets(relay.idempotencyPruneBatchSize);
     await this.signingKeys.rotateIfDue();
   }

@@ -3,8 +3,10 @@ export {
   DEFAULT_RETRY_POLICY,
   LIVE_STATUSES,
   MISSED_RUN_POLICIES,
+  PAUSE_REASONS,
   SCHEDULE_STATUSES,
   type MissedRunPolicy,
+  type PauseReason,
   type RetryPolicy,
   type Schedule,
   type ScheduleDefinition,
@@ -13,6 +15,16 @@ export {
 } from './schedule';
 export { plannedFireAt } from './fire-window';
 export { recurrenceSpec, type ScheduleInput } from './schedule-definition';
+export {
+  REVISION_CHANGES,
+  SYSTEM_ACTOR,
+  type Actor,
+  type FieldChange,
+  type RevisionChange,
+  type RevisionPage,
+  type ScheduleRevision,
+} from './schedule-revision';
+export { ScheduleRevisionEntity } from './schedule-revision.entity';
 export { ScheduleEntity } from './schedule.entity';
 export { TenantScheduleCountEntity } from './schedule-count.entity';
 export { SCHEDULE_LIMITS } from './schedule-limits';

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import { CalendarsService } from '../calendars';
 import {
   Batcher,
   canonicalSha256,
   Clock,
   DomainError,
   IdempotencyKeyReusedError,
+  NotFoundError,
   QuotaExceededError,
   ValidationError,
 } from '../common';
@@ -19,6 +21,8 @@ import { buildDefinition, FiringChecks, nextDueAfter, ScheduleInput } from './sc
 import { plannedFireAt } from './fire-window';
 import { loadSourceOf } from './schedule-load';
 import { ScheduleQuotaRepository } from './schedule-quota.repository';
+import { snapshotOf, type Actor } from './schedule-revision';
+import { ScheduleRevisionsRepository } from './schedule-revisions.repository';
 import { SchedulesRepository } from './schedules.repository';
 
 /** One schedule to create: the client's key, the body as sent (for its hash) and the input. */
@@ -26,6 +30,8 @@ export interface CreateRequest {
   idempotencyKey: string;
   requestBody: unknown;
   input: ScheduleInput;
+  /** Who creates it: revision 1 records it. */
+  actor: Actor;
   /** The W3C traceparent of the create's span (tracing on), kept to link its runs to it. */
   traceParent?: string | null;
 }
@@ -42,6 +48,7 @@ interface Gathered {
 
 interface Prepared {
   index: number;
+  actor: Actor;
   key: string;
   requestSha256: Buffer;
   id: string;
@@ -76,6 +83,8 @@ export class ScheduleCreator {
     private readonly transactions: Transactions,
     private readonly dueIndex: DueIndexRepository,
     private readonly targets: TargetsService,
+    private readonly calendars: CalendarsService,
+    private readonly revisions: ScheduleRevisionsRepository,
     private readonly load: LoadProfileService,
     private readonly clock: Clock,
   ) {}
@@ -108,23 +117,53 @@ export class ScheduleCreator {
       throw new ValidationError('each item of a batch needs an Idempotency-Key of its own');
     }
     const outcomes = new Array<CreateOutcome>(requests.length);
-    const prepared = this.prepare(requests, outcomes);
+    const resolved = await this.withCalendars(tenant.id, requests, outcomes);
+    const prepared = this.prepare(resolved, outcomes);
     if (prepared.length > 0) {
       await this.transactions.run((tx) => this.write(tx, tenant, prepared, outcomes));
     }
     return outcomes;
   }
 
+  /**
+   * Gives each request that names a calendar the calendar's dates (one read for the batch;
+   * calendars never change, so reading them before the transaction is exact). A request naming
+   * a calendar the tenant does not have is refused (404) and left out (null).
+   */
+  private async withCalendars(
+    tenantId: string,
+    requests: readonly CreateRequest[],
+    outcomes: CreateOutcome[],
+  ): Promise<(CreateRequest | null)[]> {
+    const ids = requests.map((r) => r.input.calendarId).filter((id): id is string => id != null);
+    if (ids.length === 0) return [...requests];
+    const dates = await this.calendars.datesOf(tenantId, ids);
+    return requests.map((request, index) => {
+      const calendarId = request.input.calendarId;
+      // Both a list and a calendar: the definition refuses it (400) before any lookup.
+      if (calendarId == null || (request.input.excludeDates?.length ?? 0) > 0) return request;
+      const calendarDates = dates.get(calendarId);
+      if (calendarDates) return { ...request, input: { ...request.input, calendarDates } };
+      outcomes[index] = { error: new NotFoundError('calendar', calendarId) };
+      return null;
+    });
+  }
+
   /** Validates each definition (with one `now`); an invalid one is refused before any SQL. */
-  private prepare(requests: readonly CreateRequest[], outcomes: CreateOutcome[]): Prepared[] {
+  private prepare(
+    requests: readonly (CreateRequest | null)[],
+    outcomes: CreateOutcome[],
+  ): Prepared[] {
     const now = this.clock.now();
     const firingChecks = new FiringChecks(now);
     const prepared: Prepared[] = [];
     requests.forEach((request, index) => {
+      if (request === null) return;
       try {
         const definition = buildDefinition(request.input, now, firingChecks);
         prepared.push({
           index,
+          actor: request.actor,
           key: request.idempotencyKey,
           requestSha256: canonicalSha256(request.requestBody),
           id: randomUUID(),
@@ -204,6 +243,18 @@ export class ScheduleCreator {
     );
     const admitted = await this.admit(tx, tenant, pending);
     const byId = new Map(inserted.map((s) => [s.id, s]));
+    await this.revisions.insert(
+      tx,
+      pending.slice(0, admitted).map((p) => ({
+        tenantId: tenant.id,
+        scheduleId: p.id,
+        revision: 1,
+        change: 'created',
+        changedByApiKeyId: p.actor.apiKeyId,
+        changes: [],
+        definition: snapshotOf(p.definition, 'active'),
+      })),
+    );
     const max = tenant.quotas.maxActiveSchedules;
     pending.forEach((p, i) => {
       outcomes[p.index] =

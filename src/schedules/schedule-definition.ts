@@ -5,6 +5,7 @@ import {
   DEFAULT_DST_POLICY,
   DstPolicy,
   InvalidCronError,
+  isLocalDate,
   isValidTimezone,
   minimumIntervalSeconds,
   nextOccurrence,
@@ -37,8 +38,22 @@ export interface ScheduleInput {
   retryPolicy?: Partial<RetryPolicy>;
   priority?: RunPriority;
   startDeadlineSeconds?: number | null;
+  /** Interval schedules: seconds between runs (xor runAt and cron), from anchorAt. */
+  every?: number | null;
+  /** The first run of an interval schedule (default: the instant it is created). */
+  anchorAt?: Date | null;
+  labels?: Record<string, string>;
+  excludeDates?: string[] | null;
+  calendarId?: string | null;
+  /** The dates of calendarId, read by the service (calendars never change). */
+  calendarDates?: string[];
+  maxRuns?: number | null;
+  pauseAfterConsecutiveFailures?: number | null;
   flexibleWindowSeconds?: number;
 }
+
+/** A label key: letters, digits and `._/-`, starting and ending with a letter or digit. */
+const LABEL_KEY = /^[A-Za-z0-9](?:[A-Za-z0-9._/-]*[A-Za-z0-9])?$/;
 
 /**
  * What checking cron recurrences at one instant found, by recurrence: the check walks up to 200
@@ -82,7 +97,13 @@ export function buildDefinition(
   if (Buffer.byteLength(JSON.stringify(payload), 'utf8') > SCHEDULE_LIMITS.maxPayloadBytes) {
     throw new PayloadTooLargeError(`payload exceeds ${SCHEDULE_LIMITS.maxPayloadBytes} bytes`);
   }
-  const timing = timingOf(input, errors);
+  const timing = timingOf(input, now, errors);
+  const labels = labelsOf(input.labels, errors);
+  const excludeDates = excludeDatesOf(input, timing, errors);
+  const maxRuns = input.maxRuns ?? null;
+  if (maxRuns !== null && timing?.kind === 'once') {
+    errors.push({ field: 'maxRuns', message: 'maxRuns applies to recurring schedules only' });
+  }
   const startAt = input.startAt ?? null;
   const endAt = input.endAt ?? null;
   if (startAt && endAt && startAt >= endAt)
@@ -110,6 +131,12 @@ export function buildDefinition(
     retryPolicy,
     priority: input.priority ?? 'normal',
     startDeadlineSeconds: input.startDeadlineSeconds ?? null,
+    labels,
+    excludeDates,
+    calendarId: input.calendarId ?? null,
+    excludedDates: input.calendarId ? [...(input.calendarDates ?? [])] : excludeDates,
+    maxRuns,
+    pauseAfterConsecutiveFailures: input.pauseAfterConsecutiveFailures ?? null,
     flexibleWindowSeconds: input.flexibleWindowSeconds ?? 0,
   };
   errors.push(...firingProblems(definition, now, firingChecks));
@@ -118,13 +145,14 @@ export function buildDefinition(
   return definition;
 }
 
-function timingOf(input: ScheduleInput, errors: FieldError[]): Timing | null {
+function timingOf(input: ScheduleInput, now: Date, errors: FieldError[]): Timing | null {
   const hasRunAt = input.runAt != null;
   const hasCron = input.cron != null;
-  if (hasRunAt === hasCron) {
+  const hasEvery = input.every != null;
+  if (Number(hasRunAt) + Number(hasCron) + Number(hasEvery) !== 1) {
     errors.push({
       field: 'runAt',
-      message: 'exactly one of runAt or cron (with timezone) is required',
+      message: 'exactly one of runAt, cron (with timezone) or every is required',
     });
     return null;
   }
@@ -132,22 +160,38 @@ function timingOf(input: ScheduleInput, errors: FieldError[]): Timing | null {
     if (input.timezone != null || input.dstPolicy != null) {
       errors.push({
         field: 'timezone',
-        message: 'timezone and dstPolicy apply to cron schedules only',
+        message: 'timezone and dstPolicy apply to cron and interval schedules only',
       });
+    }
+    if (input.anchorAt != null) {
+      errors.push({ field: 'anchorAt', message: 'anchorAt applies to interval schedules only' });
     }
     return { kind: 'once', runAt: input.runAt! };
   }
-  const timezone = input.timezone;
-  if (timezone == null) {
-    errors.push({
-      field: 'timezone',
-      message: 'timezone is required with cron (an IANA name, e.g. Europe/Berlin)',
-    });
-  } else if (!isValidTimezone(timezone)) {
-    errors.push({
-      field: 'timezone',
-      message: `unknown timezone "${timezone}" (use an IANA name)`,
-    });
+  const timezone = timezoneOf(input, hasEvery, errors);
+  if (hasEvery) {
+    const every = input.every!;
+    if (!Number.isSafeInteger(every) || every < SCHEDULE_LIMITS.minIntervalSeconds) {
+      errors.push({
+        field: 'every',
+        message: `every must be a whole number of seconds, at least ${SCHEDULE_LIMITS.minIntervalSeconds}`,
+      });
+    } else if (every > SCHEDULE_LIMITS.maxEverySeconds) {
+      errors.push({
+        field: 'every',
+        message: `every may be at most ${SCHEDULE_LIMITS.maxEverySeconds / 86_400} days`,
+      });
+    }
+    if (input.dstPolicy != null) {
+      errors.push({
+        field: 'dstPolicy',
+        message: 'dstPolicy applies to cron schedules only (an interval is absolute time)',
+      });
+    }
+    return { kind: 'interval', everySeconds: every, anchorAt: input.anchorAt ?? now, timezone };
+  }
+  if (input.anchorAt != null) {
+    errors.push({ field: 'anchorAt', message: 'anchorAt applies to interval schedules only' });
   }
   try {
     parseCron(input.cron!);
@@ -158,9 +202,91 @@ function timingOf(input: ScheduleInput, errors: FieldError[]): Timing | null {
   return {
     kind: 'cron',
     cron: input.cron!,
-    timezone: timezone ?? '',
+    timezone,
     dstPolicy: { ...DEFAULT_DST_POLICY, ...input.dstPolicy },
   };
+}
+
+/** Cron needs a zone; an interval reads local times in UTC unless it names one. */
+function timezoneOf(input: ScheduleInput, interval: boolean, errors: FieldError[]): string {
+  const timezone = input.timezone ?? (interval ? 'UTC' : null);
+  if (timezone == null) {
+    errors.push({
+      field: 'timezone',
+      message: 'timezone is required with cron (an IANA name, e.g. Europe/Berlin)',
+    });
+    return '';
+  }
+  if (!isValidTimezone(timezone)) {
+    errors.push({
+      field: 'timezone',
+      message: `unknown timezone "${timezone}" (use an IANA name)`,
+    });
+  }
+  return timezone;
+}
+
+function labelsOf(
+  labels: Record<string, string> | undefined,
+  errors: FieldError[],
+): Record<string, string> {
+  const entries = Object.entries(labels ?? {});
+  if (entries.length > SCHEDULE_LIMITS.maxLabels) {
+    errors.push({ field: 'labels', message: `at most ${SCHEDULE_LIMITS.maxLabels} labels` });
+  }
+  for (const [key, value] of entries) {
+    if (key.length > SCHEDULE_LIMITS.maxLabelKeyLength || !LABEL_KEY.test(key)) {
+      errors.push({
+        field: `labels.${key.slice(0, 64)}`,
+        message:
+          `a label key has 1-${SCHEDULE_LIMITS.maxLabelKeyLength} letters, digits or ._/- and ` +
+          'starts and ends with a letter or digit',
+      });
+    } else if (
+      typeof value !== 'string' ||
+      value.length > SCHEDULE_LIMITS.maxLabelValueLength ||
+      /\p{Cc}/u.test(value)
+    ) {
+      errors.push({
+        field: `labels.${key}`,
+        message: `a label value is a string of at most ${SCHEDULE_LIMITS.maxLabelValueLength} characters without control characters`,
+      });
+    }
+  }
+  return Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+function excludeDatesOf(
+  input: ScheduleInput,
+  timing: Timing | null,
+  errors: FieldError[],
+): string[] {
+  const dates = input.excludeDates ?? [];
+  if (dates.length > 0 && input.calendarId != null) {
+    errors.push({ field: 'excludeDates', message: 'give excludeDates or calendarId, not both' });
+  }
+  if ((dates.length > 0 || input.calendarId != null) && timing?.kind === 'once') {
+    errors.push({
+      field: 'excludeDates',
+      message: 'excludeDates and calendarId apply to recurring schedules only',
+    });
+  }
+  if (dates.length > SCHEDULE_LIMITS.maxExcludeDates) {
+    errors.push({
+      field: 'excludeDates',
+      message: `at most ${SCHEDULE_LIMITS.maxExcludeDates} dates`,
+    });
+    return [];
+  }
+  const invalid = dates.find((date) => !isLocalDate(date));
+  if (invalid !== undefined) {
+    errors.push({
+      field: 'excludeDates',
+      message: `"${String(invalid).slice(0, 40)}" is not a local date (YYYY-MM-DD)`,
+    });
+    return [];
+  }
+  return [...new Set(dates)].sort();
 }
 
 function firingProblems(
@@ -179,14 +305,16 @@ function firingProblems(
 /** Cron definitions with one recurrence (and bounds) have one key; one-time ones have none. */
 function recurrenceKey(definition: ScheduleDefinition): string | null {
   const { timing } = definition;
-  if (timing.kind !== 'cron') return null;
+  if (timing.kind === 'once') return null;
   return [
-    timing.cron,
+    timing.kind,
+    timing.kind === 'cron' ? timing.cron : `${timing.everySeconds}@${timing.anchorAt.getTime()}`,
     timing.timezone,
-    timing.dstPolicy.nonexistent,
-    timing.dstPolicy.repeated,
+    timing.kind === 'cron' ? timing.dstPolicy.nonexistent : '',
+    timing.kind === 'cron' ? timing.dstPolicy.repeated : '',
     definition.startAt?.getTime(),
     definition.endAt?.getTime(),
+    definition.excludedDates.join(','),
   ].join('\u0000');
 }
 
@@ -209,24 +337,25 @@ function checkFiring(definition: ScheduleDefinition, now: Date, errors: FieldErr
     return null;
   }
   const spec = recurrenceSpec(definition)!;
+  const field = timing.kind === 'cron' ? 'cron' : 'every';
   const first = nextOccurrence(spec, now);
   if (!first) {
     errors.push({
-      field: 'cron',
-      message: 'the cron expression never fires within the schedule bounds',
+      field,
+      message: `the ${field === 'cron' ? 'cron expression' : 'interval'} never fires within the schedule bounds (and excluded dates)`,
     });
     return null;
   }
   if (first.at > horizon) {
     errors.push({
-      field: 'cron',
+      field,
       message: `the first run must be within ${SCHEDULE_LIMITS.maxHorizonDays} days`,
     });
   }
   const interval = minimumIntervalSeconds(spec, now, 200);
   if (interval !== null && interval < SCHEDULE_LIMITS.minIntervalSeconds) {
     errors.push({
-      field: 'cron',
+      field,
       message: `runs may not be closer than ${SCHEDULE_LIMITS.minIntervalSeconds} s apart`,
     });
   }
@@ -252,14 +381,16 @@ function windowProblems(definition: ScheduleDefinition, now: Date): FieldError[]
 
 export function recurrenceSpec(definition: ScheduleDefinition): RecurrenceSpec | null {
   const { timing } = definition;
-  if (timing.kind !== 'cron') return null;
-  return {
-    cron: timing.cron,
+  if (timing.kind === 'once') return null;
+  const bounds = {
     timezone: timing.timezone,
-    dstPolicy: timing.dstPolicy,
     startAt: definition.startAt,
     endAt: definition.endAt,
+    excludeDates: definition.excludedDates,
   };
+  return timing.kind === 'cron'
+    ? { ...bounds, cron: timing.cron, dstPolicy: timing.dstPolicy }
+    : { ...bounds, every: timing.everySeconds, anchorAt: timing.anchorAt };
 }
 
 /**

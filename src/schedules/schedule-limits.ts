@@ -11,6 +11,15 @@ export const SCHEDULE_LIMITS = {
   maxStartDeadlineSeconds: 86_400,
   /** A flexible window of more than an hour is a different schedule, not a smoothed one. */
   maxFlexibleWindowSeconds: 3600,
+  /** Labels per schedule, and the length of a label's key and value. */
+  maxLabels: 20,
+  maxLabelKeyLength: 63,
+  maxLabelValueLength: 128,
+  /** Local dates one schedule (or one calendar) may exclude. */
+  maxExcludeDates: 1000,
+  /** The longest interval of an `every` schedule. */
+  maxEverySeconds: 366 * 86_400,
+  maxRuns: 1_000_000,
   /** Items of one POST /schedules/batch (its body is bounded too: BATCH_BODY_LIMIT). */
   maxBatchItems: 1000,
 } as const;

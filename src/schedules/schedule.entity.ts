@@ -7,14 +7,21 @@ import {
   ManyToOne,
   PrimaryGeneratedColumn,
 } from 'typeorm';
+import { CalendarEntity } from '../calendars/calendar.entity';
 import { TenantEntity } from '../tenants/tenant.entity';
 
 @Entity({ name: 'schedules' })
 @Index('schedules_tenant_listing_idx', ['tenantId', 'createdAt', 'id'])
 @Check(
   'schedules_timing_check',
-  `(kind = 'once' AND run_at IS NOT NULL AND cron IS NULL)
-  OR (kind = 'cron' AND cron IS NOT NULL AND timezone IS NOT NULL AND run_at IS NULL)`,
+  `(kind = 'once' AND run_at IS NOT NULL AND cron IS NULL AND every_seconds IS NULL)
+  OR (kind = 'cron' AND cron IS NOT NULL AND timezone IS NOT NULL AND run_at IS NULL AND every_seconds IS NULL)
+  OR (kind = 'interval' AND every_seconds > 0 AND anchor_at IS NOT NULL AND timezone IS NOT NULL AND run_at IS NULL AND cron IS NULL)`,
+)
+@Check('schedules_max_runs_check', `max_runs IS NULL OR max_runs > 0`)
+@Check(
+  'schedules_paused_reason_check',
+  `paused_reason IS NULL OR paused_reason IN ('paused_by_request', 'consecutive_failures')`,
 )
 @Check('schedules_status_check', `status IN ('active', 'paused', 'cancelled', 'completed')`)
 @Check('schedules_priority_check', `priority IN ('high', 'normal', 'low')`)
@@ -100,6 +107,53 @@ export class ScheduleEntity {
 
   @Column({ name: 'retry_deadline_seconds', type: 'integer' })
   retryDeadlineSeconds: number;
+
+  /** Interval schedules: seconds between runs, counted from anchor_at (the first run). */
+  @Column({ name: 'every_seconds', type: 'integer', nullable: true })
+  everySeconds: number | null;
+
+  @Column({ name: 'anchor_at', type: 'timestamptz', nullable: true })
+  anchorAt: Date | null;
+
+  /** Key/value labels (GIN-indexed as schedules_labels_idx, for GET /schedules?label=k:v). */
+  @Index('schedules_labels_idx', { synchronize: false })
+  @Column({ type: 'jsonb', default: () => `'{}'` })
+  labels: object;
+
+  /** The local dates excluded: the schedule's own list, or a copy of its calendar's. */
+  @Column({ name: 'excluded_dates', type: 'jsonb', default: () => `'[]'` })
+  excludedDates: string[];
+
+  @Column({ name: 'calendar_id', type: 'uuid', nullable: true })
+  calendarId: string | null;
+
+  @ManyToOne(() => CalendarEntity, { onDelete: 'RESTRICT' })
+  @JoinColumn({ name: 'calendar_id', foreignKeyConstraintName: 'schedules_calendar_id_fkey' })
+  calendar?: CalendarEntity;
+
+  @Column({ name: 'max_runs', type: 'integer', nullable: true })
+  maxRuns: number | null;
+
+  /** Runs the poller created to run (QUEUED); the schedule completes when it reaches max_runs. */
+  @Column({ name: 'run_count', type: 'integer', default: 0 })
+  runCount: number;
+
+  /** Auto-pause after this many consecutive FAILED/UNKNOWN runs (null: never). */
+  @Column({ name: 'pause_after_failures', type: 'integer', nullable: true })
+  pauseAfterFailures: number | null;
+
+  /**
+   * Only runs that finished after this count towards an auto-pause: set when the schedule is
+   * created and when it is resumed, so a resume starts the count again.
+   */
+  @Column({ name: 'failures_counted_from', type: 'timestamptz', default: () => 'now()' })
+  failuresCountedFrom: Date;
+
+  @Column({ name: 'paused_reason', type: 'text', nullable: true })
+  pausedReason: string | null;
+
+  @Column({ name: 'paused_note', type: 'text', nullable: true })
+  pausedNote: string | null;
 
   @Column({ name: 'next_due_at', type: 'timestamptz', nullable: true })
   nextDueAt: Date | null;

@@ -1,7 +1,14 @@
 import type { OverlapPolicy } from '../overlap';
 import type { RunPriority } from '../run-vocabulary';
 import type { DstPolicy } from '../recurrence';
-import type { MissedRunPolicy, Schedule, ScheduleDefinition, ScheduleStatus } from './schedule';
+import type {
+  MissedRunPolicy,
+  PauseReason,
+  Schedule,
+  ScheduleDefinition,
+  ScheduleStatus,
+  Timing,
+} from './schedule';
 import { ScheduleEntity } from './schedule.entity';
 
 /** Column values for a definition (the part of a row a tenant controls). */
@@ -14,7 +21,14 @@ export function definitionColumns(definition: ScheduleDefinition): Partial<Sched
     kind: timing.kind,
     runAt: timing.kind === 'once' ? timing.runAt : null,
     cron: timing.kind === 'cron' ? timing.cron : null,
-    timezone: timing.kind === 'cron' ? timing.timezone : null,
+    timezone: timing.kind === 'once' ? null : timing.timezone,
+    everySeconds: timing.kind === 'interval' ? timing.everySeconds : null,
+    anchorAt: timing.kind === 'interval' ? timing.anchorAt : null,
+    labels: definition.labels,
+    excludedDates: definition.excludedDates,
+    calendarId: definition.calendarId,
+    maxRuns: definition.maxRuns,
+    pauseAfterFailures: definition.pauseAfterConsecutiveFailures,
     dstNonexistent: timing.kind === 'cron' ? timing.dstPolicy.nonexistent : 'skip',
     dstRepeated: timing.kind === 'cron' ? timing.dstPolicy.repeated : 'first',
     startAt: definition.startAt,
@@ -41,18 +55,16 @@ export function toSchedule(row: ScheduleEntity): Schedule {
     name: row.name,
     targetId: row.targetId,
     payload: row.payload as Record<string, unknown>,
-    timing:
-      row.kind === 'once'
-        ? { kind: 'once', runAt: row.runAt! }
-        : {
-            kind: 'cron',
-            cron: row.cron!,
-            timezone: row.timezone!,
-            dstPolicy: {
-              nonexistent: row.dstNonexistent as DstPolicy['nonexistent'],
-              repeated: row.dstRepeated as DstPolicy['repeated'],
-            },
-          },
+    timing: timingOf(row),
+    labels: row.labels as Record<string, string>,
+    excludeDates: row.calendarId ? [] : row.excludedDates,
+    calendarId: row.calendarId,
+    excludedDates: row.excludedDates,
+    maxRuns: row.maxRuns,
+    pauseAfterConsecutiveFailures: row.pauseAfterFailures,
+    runCount: row.runCount,
+    pausedReason: row.pausedReason as PauseReason | null,
+    pausedNote: row.pausedNote,
     startAt: row.startAt,
     endAt: row.endAt,
     missedRunPolicy: row.missedRunPolicy as MissedRunPolicy,
@@ -72,4 +84,28 @@ export function toSchedule(row: ScheduleEntity): Schedule {
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
+}
+
+function timingOf(row: ScheduleEntity): Timing {
+  switch (row.kind) {
+    case 'once':
+      return { kind: 'once', runAt: row.runAt! };
+    case 'interval':
+      return {
+        kind: 'interval',
+        everySeconds: row.everySeconds!,
+        anchorAt: row.anchorAt!,
+        timezone: row.timezone!,
+      };
+    default:
+      return {
+        kind: 'cron',
+        cron: row.cron!,
+        timezone: row.timezone!,
+        dstPolicy: {
+          nonexistent: row.dstNonexistent as DstPolicy['nonexistent'],
+          repeated: row.dstRepeated as DstPolicy['repeated'],
+        },
+      };
+  }
 }

@@ -21,10 +21,16 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   retryDeadlineSeconds: 3600,
 };
 
-/** When a schedule fires: once at an instant, or on a cron expression in a timezone. */
+/**
+ * When a schedule fires: once at an instant, on a cron expression in a timezone, or every fixed
+ * interval from an anchor instant (the timezone shows local times and decides excluded dates).
+ */
 export type Timing =
   | { kind: 'once'; runAt: Date }
-  | { kind: 'cron'; cron: string; timezone: string; dstPolicy: DstPolicy };
+  | { kind: 'cron'; cron: string; timezone: string; dstPolicy: DstPolicy }
+  | { kind: 'interval'; everySeconds: number; anchorAt: Date; timezone: string };
+
+export type RecurringTiming = Exclude<Timing, { kind: 'once' }>;
 
 /** Everything a tenant defines about a schedule (what an edit may change). */
 export interface ScheduleDefinition {
@@ -42,6 +48,21 @@ export interface ScheduleDefinition {
   priority: RunPriority;
   /** A run that cannot start within this bound of its instant is SKIPPED (null: no deadline). */
   startDeadlineSeconds: number | null;
+  /** Key/value labels, filterable in GET /schedules?label=key:value. */
+  labels: Record<string, string>;
+  /** Local dates (YYYY-MM-DD) given on the schedule itself on which nothing runs. */
+  excludeDates: string[];
+  /** A named calendar of the tenant whose dates are excluded instead (xor excludeDates). */
+  calendarId: string | null;
+  /**
+   * The dates actually excluded: excludeDates, or the calendar's (calendars never change, so
+   * the copy taken when the schedule was written is the calendar).
+   */
+  excludedDates: string[];
+  /** The schedule completes once it has created this many runs (null: no limit). */
+  maxRuns: number | null;
+  /** Paused by dueline after this many consecutive runs end FAILED or UNKNOWN (null: never). */
+  pauseAfterConsecutiveFailures: number | null;
   /**
    * Each run fires at a planned instant within this many seconds after its nominal one (0:
    * exactly at it); see plannedFireAt. Shorter than the gap between two runs of a cron.
@@ -49,12 +70,24 @@ export interface ScheduleDefinition {
   flexibleWindowSeconds: number;
 }
 
+/** Why a schedule is paused: a machine code beside the free-text note. */
+export const PAUSE_REASONS = {
+  paused_by_request: 'PATCH status paused',
+  consecutive_failures: 'pauseAfterConsecutiveFailures runs in a row ended FAILED or UNKNOWN',
+} as const;
+export type PauseReason = keyof typeof PAUSE_REASONS;
+
 export interface Schedule extends ScheduleDefinition {
   id: string;
   tenantId: string;
   revision: number;
   status: ScheduleStatus;
   nextDueAt: Date | null;
+  /** Runs the poller created to run (QUEUED) so far: what maxRuns counts. */
+  runCount: number;
+  /** Set while paused: why, and (for an auto-pause) which runs. */
+  pausedReason: PauseReason | null;
+  pausedNote: string | null;
   /** The create's span, when it was traced. */
   traceParent: string | null;
   createdAt: Date;

@@ -1,11 +1,13 @@
 import { Module } from '@nestjs/common';
 import { AdmissionModule } from '../admission';
+import { CalendarsModule } from '../calendars';
 import { DueIndexModule } from '../due-index';
 import { LoadProfileModule } from '../load-profile';
 import { OccurrencesModule } from '../occurrences';
 import { TargetsModule } from '../targets';
 import { ScheduleCreator } from './schedule-creator';
 import { ScheduleQuotaRepository } from './schedule-quota.repository';
+import { ScheduleRevisionsRepository } from './schedule-revisions.repository';
 import { SchedulesRepository } from './schedules.repository';
 import { SchedulesService } from './schedules.service';
 
@@ -15,8 +17,21 @@ import { SchedulesService } from './schedules.service';
  * maxActiveSchedules quota, what each adds to its tenant's projected load, and manual runs.
  */
 @Module({
-  imports: [AdmissionModule, DueIndexModule, LoadProfileModule, TargetsModule, OccurrencesModule],
-  providers: [SchedulesRepository, ScheduleQuotaRepository, ScheduleCreator, SchedulesService],
+  imports: [
+    AdmissionModule,
+    CalendarsModule,
+    DueIndexModule,
+    LoadProfileModule,
+    TargetsModule,
+    OccurrencesModule,
+  ],
+  providers: [
+    SchedulesRepository,
+    ScheduleQuotaRepository,
+    ScheduleRevisionsRepository,
+    ScheduleCreator,
+    SchedulesService,
+  ],
   exports: [SchedulesService],
 })
 export class SchedulesModule {}

@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { SqlRunner, type Row, type Tx } from '../database';
 import type { RunPriority } from '../run-vocabulary';
-import { Schedule, ScheduleDefinition, ScheduleStatus } from './schedule';
+import { PauseReason, Schedule, ScheduleDefinition, ScheduleStatus } from './schedule';
 import { definitionColumns, toSchedule } from './schedule.mapper';
 import { ScheduleEntity } from './schedule.entity';
 import type { SlotRelease } from './schedule-quota.repository';
 import {
   ADVANCE_SCHEDULES,
+  AUTO_PAUSE_STILL_DUE,
   CLAIM_IDEMPOTENCY_KEYS,
   DELETE_NEW_SCHEDULES,
   FORGET_IDEMPOTENCY_KEYS,
@@ -14,8 +15,10 @@ import {
   LOCK_SCHEDULE,
   LOCK_SCHEDULE_FOR_TRIGGER,
   LOCK_SCHEDULES_FOR_DISPATCH,
+  LOCK_SCHEDULES_FOR_RUNS,
   PRUNE_IDEMPOTENCY_KEYS,
   READ_IDEMPOTENCY_KEYS,
+  SCHEDULES_TO_AUTO_PAUSE,
   SELECT_SCHEDULES,
 } from './schedules.sql';
 
@@ -57,6 +60,8 @@ export interface ScheduleAdvance {
   revision: number;
   nextDueAt: Date | null;
   status: ScheduleStatus;
+  /** Runs this dispatch created to run, added to the schedule's run_count (maxRuns). */
+  runsCreated: number;
 }
 
 @Injectable()
@@ -153,9 +158,17 @@ export class SchedulesRepository {
   async writeRevision(
     tx: Tx,
     current: Schedule,
-    next: { definition: ScheduleDefinition; status: ScheduleStatus; nextDueAt: Date | null },
+    next: {
+      definition: ScheduleDefinition;
+      status: ScheduleStatus;
+      nextDueAt: Date | null;
+      pausedReason?: PauseReason;
+      note?: string;
+    },
   ): Promise<number> {
     const revision = current.revision + 1;
+    const paused = next.status === 'paused';
+    const resumed = current.status === 'paused' && next.status === 'active';
     await this.sql
       .manager(tx)
       .getRepository(ScheduleEntity)
@@ -167,6 +180,15 @@ export class SchedulesRepository {
           nextDueAt: next.nextDueAt,
           revision,
           updatedAt: () => 'now()',
+          // A pause says why until the schedule is resumed; a resume starts the failure count
+          // again, so the runs that caused an auto-pause cannot cause another.
+          pausedReason: paused
+            ? (next.pausedReason ?? current.pausedReason ?? 'paused_by_request')
+            : null,
+          pausedNote: paused
+            ? (next.note ?? (current.status === 'paused' ? current.pausedNote : null))
+            : null,
+          ...(resumed ? { failuresCountedFrom: () => 'now()' } : {}),
         },
       );
     return revision;
@@ -187,7 +209,12 @@ export class SchedulesRepository {
   /** Keyset pagination by (created_at, id): stable under concurrent inserts, no OFFSET scans. */
   async list(
     tenantId: string,
-    options: { status?: ScheduleStatus; limit: number; afterId?: string },
+    options: {
+      status?: ScheduleStatus;
+      labels?: Record<string, string>;
+      limit: number;
+      afterId?: string;
+    },
   ): Promise<ListPage> {
     const query = this.sql
       .manager()
@@ -198,6 +225,12 @@ export class SchedulesRepository {
       .addOrderBy('s.id', 'ASC')
       .limit(options.limit + 1);
     if (options.status) query.andWhere('s.status = :status', { status: options.status });
+    if (options.labels && Object.keys(options.labels).length > 0) {
+      // Containment, served by the GIN index schedules_labels_idx (jsonb_path_ops).
+      query.andWhere('s.labels @> CAST(:labels AS jsonb)', {
+        labels: JSON.stringify(options.labels),
+      });
+    }
     if (options.afterId) {
       // Compare against the stored row, not a timestamp from the client: created_at has
       // microseconds that a JavaScript Date would round away.
@@ -241,6 +274,36 @@ export class SchedulesRepository {
     return new Map(schedules.map((s) => [s.id, s]));
   }
 
+  /** Reads and holds FOR SHARE the tenant's schedules that runs are about to be created for. */
+  async lockForRuns(
+    tx: Tx,
+    tenantId: string,
+    ids: readonly string[],
+  ): Promise<Map<string, Schedule>> {
+    if (ids.length === 0) return new Map();
+    const raw = await this.sql.rows(LOCK_SCHEDULES_FOR_RUNS, [tenantId, [...new Set(ids)]], tx);
+    const columns = this.columns(tx);
+    return new Map(raw.map((row) => toSchedule(fromRaw(columns, row))).map((s) => [s.id, s]));
+  }
+
+  async toAutoPause(
+    since: Date,
+    limit: number,
+  ): Promise<Array<{ id: string; tenantId: string; revision: number }>> {
+    const rows = await this.sql.rows(SCHEDULES_TO_AUTO_PAUSE, [since, limit]);
+    return rows.map((row) => ({
+      id: row.id as string,
+      tenantId: row.tenant_id as string,
+      revision: row.revision as number,
+    }));
+  }
+
+  /** The runs of the streak if the locked schedule is still to auto-pause, else null. */
+  async autoPauseStreak(tx: Tx, id: string): Promise<string[] | null> {
+    const [row] = await this.sql.rows(AUTO_PAUSE_STILL_DUE, [id], tx);
+    return row ? (row.run_ids as string[]) : null;
+  }
+
   /** Moves schedules on after dispatch; returns the slots of those that completed, by tenant. */
   async advance(
     tx: Tx,
@@ -252,6 +315,7 @@ export class SchedulesRepository {
       revision: c.revision,
       next_due_at: c.nextDueAt?.toISOString() ?? null,
       status: c.status,
+      runs: c.runsCreated,
     }));
     const ended = await this.sql.rows<{ tenant_id: string; ended: number; ids: string[] }>(
       ADVANCE_SCHEDULES,

@@ -1,6 +1,7 @@
 import { inSpan, SpanKind, traceparentOf } from '../tracing';
 import { Injectable, Logger } from '@nestjs/common';
 import { AdmissionService } from '../admission';
+import { CalendarsService } from '../calendars';
 import {
   Clock,
   ConflictError,
@@ -16,7 +17,13 @@ import { OccurrencesService, type NewOccurrence, type Run } from '../occurrences
 import { DstPolicy, nextOccurrences, Occurrence, toLocalIso } from '../recurrence';
 import { TargetsService } from '../targets';
 import type { Tenant } from '../tenants';
-import { LIVE_STATUSES, Schedule, ScheduleDefinition, ScheduleStatus } from './schedule';
+import {
+  LIVE_STATUSES,
+  PauseReason,
+  Schedule,
+  ScheduleDefinition,
+  ScheduleStatus,
+} from './schedule';
 import { CreateOutcome, CreateRequest, ScheduleCreator } from './schedule-creator';
 import {
   buildDefinition,
@@ -25,6 +32,17 @@ import {
   ScheduleInput,
 } from './schedule-definition';
 import { SCHEDULE_LIMITS } from './schedule-limits';
+import {
+  changeKind,
+  changesBetween,
+  snapshotOf,
+  SYSTEM_ACTOR,
+  type Actor,
+  type RevisionChange,
+  type RevisionPage,
+  type ScheduleRevision,
+} from './schedule-revision';
+import { ScheduleRevisionsRepository } from './schedule-revisions.repository';
 import { plannedFireAt } from './fire-window';
 import { loadSourceOf } from './schedule-load';
 import { ScheduleQuotaRepository, type SlotRelease } from './schedule-quota.repository';
@@ -47,8 +65,13 @@ export interface PlannedInstant extends Occurrence {
 }
 
 export interface PreviewRequest {
-  cron: string;
-  timezone: string;
+  cron?: string | null;
+  every?: number | null;
+  anchorAt?: Date | null;
+  excludeDates?: string[] | null;
+  calendarId?: string | null;
+  maxRuns?: number | null;
+  timezone?: string | null;
   dstPolicy?: Partial<DstPolicy>;
   from?: Date;
   count: number;
@@ -61,6 +84,10 @@ interface ScheduleChange {
   definition: ScheduleDefinition;
   status: ScheduleStatus;
   nextDueAt: Date | null;
+  /** What the revision records as its kind when not inferred (an auto-pause), and why. */
+  change?: RevisionChange;
+  note?: string;
+  pausedReason?: PauseReason;
 }
 
 @Injectable()
@@ -76,6 +103,8 @@ export class SchedulesService {
     private readonly targets: TargetsService,
     private readonly occurrences: OccurrencesService,
     private readonly admission: AdmissionService,
+    private readonly calendars: CalendarsService,
+    private readonly revisionLog: ScheduleRevisionsRepository,
     private readonly load: LoadProfileService,
     private readonly clock: Clock,
   ) {}
@@ -90,12 +119,14 @@ export class SchedulesService {
     idempotencyKey: string,
     requestBody: unknown,
     input: ScheduleInput,
+    actor: Actor,
   ): Promise<{ schedule: Schedule; created: boolean }> {
     return inSpan('schedule.create', { kind: SpanKind.SERVER }, async (span) => {
       const outcome = await this.creator.createOne(tenant, {
         idempotencyKey,
         requestBody,
         input,
+        actor,
         traceParent: traceparentOf(span),
       });
       if (outcome.error) throw outcome.error;
@@ -108,6 +139,7 @@ export class SchedulesService {
    * Creates up to SCHEDULE_LIMITS.maxBatchItems schedules, each atomic on its own and answered
    * in request order: the same rules, keys and quota as one create, in one transaction.
    */
+  /** Each request carries its actor (the API key that sent the batch). */
   createBatch(tenant: Tenant, requests: readonly CreateRequest[]): Promise<CreateOutcome[]> {
     if (requests.length > SCHEDULE_LIMITS.maxBatchItems) {
       throw new ValidationError(`a batch holds at most ${SCHEDULE_LIMITS.maxBatchItems} items`);
@@ -139,7 +171,12 @@ export class SchedulesService {
 
   list(
     tenantId: string,
-    options: { status?: ScheduleStatus; limit?: number; afterId?: string },
+    options: {
+      status?: ScheduleStatus;
+      labels?: Record<string, string>;
+      limit?: number;
+      afterId?: string;
+    },
   ): Promise<ListPage> {
     return this.schedules.list(tenantId, { ...options, limit: pageSize(options.limit) });
   }
@@ -153,9 +190,14 @@ export class SchedulesService {
     id: string,
     ifMatch: number,
     edit: ScheduleEdit,
+    actor: Actor,
   ): Promise<Schedule> {
     const now = this.clock.now();
     const targetId = edit.targetId;
+    const calendarDates =
+      edit.calendarId && !edit.excludeDates?.length
+        ? await this.calendarDates(tenantId, edit.calendarId)
+        : undefined;
     // The target is locked before the schedule, in the order a create takes them.
     const guard = async (tx: Tx) => {
       if (targetId !== undefined) await this.targets.assertUsable(tenantId, targetId, tx);
@@ -166,8 +208,16 @@ export class SchedulesService {
       const status = requested ?? current.status;
       const definitionChanged = Object.keys(changes).length > 0;
       const definition = definitionChanged
-        ? buildDefinition({ ...toInput(current), ...changes }, now)
+        ? buildDefinition({ ...mergeEdit(toInput(current), changes), calendarDates }, now)
         : current;
+      if (definition.maxRuns !== null && definition.maxRuns <= current.runCount) {
+        throw new ValidationError('the schedule is invalid', [
+          {
+            field: 'maxRuns',
+            message: `maxRuns must be more than the ${current.runCount} runs already created`,
+          },
+        ]);
+      }
       // Resuming an unchanged schedule picks up where the pause began: the instants missed
       // while paused come due at once, and the poller applies the missed-run policy to them.
       const resumed = current.status === 'paused' && status === 'active' && !definitionChanged;
@@ -178,16 +228,41 @@ export class SchedulesService {
         nextDueAt: status === 'active' ? nextDueAfter(definition, from) : null,
       };
     };
-    return this.afterEdit(await this.edit(tenantId, id, ifMatch, change, guard));
+    return this.afterEdit(await this.edit(tenantId, id, ifMatch, actor, change, guard));
   }
 
   /** DELETE: cancels for good; the schedule and its history stay readable. */
-  async cancel(tenantId: string, id: string, ifMatch: number | null): Promise<Schedule> {
-    const schedule = await this.edit(tenantId, id, ifMatch, async (current) => {
+  async cancel(
+    tenantId: string,
+    id: string,
+    ifMatch: number | null,
+    actor: Actor,
+  ): Promise<Schedule> {
+    const schedule = await this.edit(tenantId, id, ifMatch, actor, async (current) => {
       assertEditable(current);
       return { definition: current, status: 'cancelled', nextDueAt: null };
     });
     return this.afterEdit(schedule);
+  }
+
+  /** A schedule's revisions, newest first: who changed what, when, and the definition left. */
+  async revisions(
+    tenantId: string,
+    id: string,
+    page: { limit?: number; afterId?: string },
+  ): Promise<RevisionPage> {
+    await this.get(tenantId, id);
+    const limit = pageSize(page.limit);
+    const rows = await this.revisionLog.list(tenantId, id, limit + 1, page.afterId ?? null);
+    const items = rows.slice(0, limit);
+    return { items, nextAfterId: rows.length > limit ? items[items.length - 1].id : null };
+  }
+
+  /** One revision: the definition a run of that revision ran under. */
+  async revision(tenantId: string, id: string, revision: number): Promise<ScheduleRevision> {
+    const found = await this.revisionLog.find(tenantId, id, revision);
+    if (!found) throw new NotFoundError('schedule revision', `${id}@${revision}`);
+    return found;
   }
 
   /**
@@ -202,21 +277,46 @@ export class SchedulesService {
     return schedule;
   }
 
-  preview(request: PreviewRequest): Occurrence[] {
-    const count = Math.min(request.count, SCHEDULE_LIMITS.maxPreviewCount);
+  /**
+   * The next instants of a recurrence that is not stored yet: exactly what a schedule with these
+   * fields would run (DST policy, excluded dates or calendar, bounds and maxRuns applied).
+   */
+  async preview(tenantId: string, request: PreviewRequest): Promise<Occurrence[]> {
+    const calendarDates =
+      request.calendarId && !request.excludeDates?.length
+        ? await this.calendarDates(tenantId, request.calendarId)
+        : undefined;
     const definition = buildDefinition(
       {
         name: 'preview',
         targetId: 'preview',
         cron: request.cron,
+        every: request.every,
+        anchorAt: request.anchorAt,
         timezone: request.timezone,
         dstPolicy: request.dstPolicy,
         startAt: request.startAt,
         endAt: request.endAt,
+        excludeDates: request.excludeDates,
+        calendarId: request.calendarId,
+        calendarDates,
+        maxRuns: request.maxRuns,
       },
       this.clock.now(),
     );
+    const count = Math.min(
+      request.count,
+      definition.maxRuns ?? Infinity,
+      SCHEDULE_LIMITS.maxPreviewCount,
+    );
     return nextOccurrences(recurrenceSpec(definition)!, request.from ?? this.clock.now(), count);
+  }
+
+  /** The dates of one of the tenant's calendars; another tenant's is not found. */
+  private async calendarDates(tenantId: string, calendarId: string): Promise<string[]> {
+    const dates = (await this.calendars.datesOf(tenantId, [calendarId])).get(calendarId);
+    if (!dates) throw new NotFoundError('calendar', calendarId);
+    return dates;
   }
 
   /** The schedule's next instants, each with its planned fire instant (its flexible window). */
@@ -233,9 +333,12 @@ export class SchedulesService {
       return runAt > now ? [planned({ at: runAt, local: toLocalIso(runAt, 'UTC') })] : [];
     }
     const spec = recurrenceSpec(schedule)!;
-    return nextOccurrences(spec, now, Math.min(count, SCHEDULE_LIMITS.maxPreviewCount)).map(
-      planned,
-    );
+    const left = schedule.maxRuns === null ? Infinity : schedule.maxRuns - schedule.runCount;
+    return nextOccurrences(
+      spec,
+      now,
+      Math.max(0, Math.min(count, left, SCHEDULE_LIMITS.maxPreviewCount)),
+    ).map(planned);
   }
 
   /**
@@ -276,6 +379,59 @@ export class SchedulesService {
     throw new ConflictError(
       'another manual run of this schedule was triggered at the same instant; try again',
     );
+  }
+
+  /**
+   * For runs created outside the poller (replays, backfills): the tenant's schedules, read and
+   * held FOR SHARE until the caller's commit, so their revision cannot change meanwhile.
+   */
+  lockForRuns(tx: Tx, tenantId: string, ids: readonly string[]): Promise<Map<string, Schedule>> {
+    return this.schedules.lockForRuns(tx, tenantId, ids);
+  }
+
+  /**
+   * Auto-pause: pauses the active schedules whose last pauseAfterConsecutiveFailures runs
+   * (finished since the count began) all ended FAILED or UNKNOWN, looking at those with a
+   * failure finished at or after `since`. Each pause is an ordinary edit by dueline (revision
+   * `auto_paused`, no API key, a note naming the runs) that re-checks the streak under the
+   * schedule's lock, so any number of replicas racing pause a schedule once. Resuming is a PATCH
+   * with If-Match, which starts the count again. Returns the schedules paused.
+   */
+  async autoPauseFailing(since: Date, limit = 100): Promise<Schedule[]> {
+    const paused: Schedule[] = [];
+    for (const candidate of await this.schedules.toAutoPause(since, limit)) {
+      const schedule = await this.autoPause(candidate.tenantId, candidate.id);
+      if (schedule) paused.push(schedule);
+    }
+    return paused;
+  }
+
+  private async autoPause(tenantId: string, id: string): Promise<Schedule | null> {
+    try {
+      const schedule = await this.edit(tenantId, id, null, SYSTEM_ACTOR, async (current, tx) => {
+        const streak = await this.schedules.autoPauseStreak(tx, id);
+        if (!streak) throw new NothingToDo();
+        return {
+          definition: current,
+          status: 'paused',
+          nextDueAt: null,
+          change: 'auto_paused',
+          pausedReason: 'consecutive_failures',
+          note:
+            `paused after ${streak.length} consecutive runs ended FAILED or UNKNOWN: ` +
+            streak.join(', '),
+        };
+      });
+      this.logger.warn(
+        { tenantId, scheduleId: id, revision: schedule.revision },
+        'schedule auto-paused after consecutive failures',
+      );
+      return schedule;
+    } catch (error) {
+      // Another replica paused it first, or a success or an edit came in between.
+      if (error instanceof NothingToDo) return null;
+      throw error;
+    }
   }
 
   /** The poller's side of dispatch: lock the due schedules (edits are skipped), then advance. */
@@ -357,7 +513,8 @@ export class SchedulesService {
     tenantId: string,
     id: string,
     expectedRevision: number | null,
-    change: (current: Schedule) => Promise<ScheduleChange>,
+    actor: Actor,
+    change: (current: Schedule, tx: Tx) => Promise<ScheduleChange>,
     guard?: (tx: Tx) => Promise<void>,
   ): Promise<Schedule> {
     return this.transactions.run(async (tx) => {
@@ -367,9 +524,24 @@ export class SchedulesService {
       if (expectedRevision !== null && current.revision !== expectedRevision) {
         throw new StaleRevisionError(expectedRevision, current.revision);
       }
-      const next = await change(current);
+      const next = await change(current, tx);
       await this.projectLoad(tx, tenantId, id, next);
       const revision = await this.schedules.writeRevision(tx, current, next);
+      const before = snapshotOf(current, current.status);
+      const after = snapshotOf(next.definition, next.status);
+      const changes = changesBetween(before, after);
+      await this.revisionLog.insert(tx, [
+        {
+          tenantId,
+          scheduleId: id,
+          revision,
+          change: next.change ?? changeKind(current, next.status, changes),
+          changedByApiKeyId: actor.apiKeyId,
+          changes,
+          definition: after,
+          note: next.note ?? null,
+        },
+      ]);
       if (next.nextDueAt && next.status === 'active') {
         await this.dueIndex.replace(tx, {
           scheduleId: id,
@@ -392,6 +564,9 @@ export class SchedulesService {
   }
 }
 
+/** An auto-pause found nothing to do once it held the schedule: the edit is not written. */
+class NothingToDo extends Error {}
+
 function isLive(status: ScheduleStatus): boolean {
   return LIVE_STATUSES.includes(status);
 }
@@ -408,6 +583,33 @@ function assertEditable(schedule: Schedule): void {
   }
 }
 
+/**
+ * An edit over the current definition: what the edit names replaces what is stored. An edit
+ * that names another kind of timing (runAt, cron or every) drops the old kind's fields it does
+ * not name itself, and excludeDates and calendarId replace one another.
+ */
+function mergeEdit(current: ScheduleInput, changes: ScheduleEdit): ScheduleInput {
+  const merged: ScheduleInput = { ...current };
+  if (changes.runAt != null) {
+    Object.assign(merged, { cron: null, every: null, anchorAt: null, timezone: null });
+    merged.dstPolicy = undefined;
+    merged.excludeDates = null;
+    merged.calendarId = null;
+    merged.maxRuns = null;
+  } else if (changes.cron != null) {
+    Object.assign(merged, { runAt: null, every: null, anchorAt: null });
+  } else if (changes.every != null) {
+    Object.assign(merged, { runAt: null, cron: null });
+    merged.dstPolicy = undefined;
+  }
+  if (changes.calendarId != null) merged.excludeDates = null;
+  if (changes.excludeDates != null && changes.excludeDates.length > 0) {
+    merged.calendarId = null;
+    merged.calendarDates = undefined;
+  }
+  return { ...merged, ...changes };
+}
+
 function toInput(schedule: ScheduleDefinition): ScheduleInput {
   const { timing } = schedule;
   return {
@@ -416,8 +618,16 @@ function toInput(schedule: ScheduleDefinition): ScheduleInput {
     payload: schedule.payload,
     runAt: timing.kind === 'once' ? timing.runAt : null,
     cron: timing.kind === 'cron' ? timing.cron : null,
-    timezone: timing.kind === 'cron' ? timing.timezone : null,
+    every: timing.kind === 'interval' ? timing.everySeconds : null,
+    anchorAt: timing.kind === 'interval' ? timing.anchorAt : null,
+    timezone: timing.kind === 'once' ? null : timing.timezone,
     dstPolicy: timing.kind === 'cron' ? timing.dstPolicy : undefined,
+    labels: schedule.labels,
+    excludeDates: schedule.excludeDates,
+    calendarId: schedule.calendarId,
+    calendarDates: schedule.calendarId ? schedule.excludedDates : undefined,
+    maxRuns: schedule.maxRuns,
+    pauseAfterConsecutiveFailures: schedule.pauseAfterConsecutiveFailures,
     startAt: schedule.startAt,
     endAt: schedule.endAt,
     missedRunPolicy: schedule.missedRunPolicy,

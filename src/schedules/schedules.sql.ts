@@ -30,7 +30,8 @@ const NEW_SCHEDULE_COLUMNS = `
   id, name, target_id, kind, run_at, cron, timezone, dst_nonexistent, dst_repeated, start_at,
   end_at, payload, missed_run_policy, max_catch_up, overlap_policy, retry_max_attempts,
   retry_initial_delay_ms, retry_max_delay_ms, retry_deadline_seconds, priority,
-  start_deadline_seconds, flexible_window_seconds, next_due_at, trace_parent`;
+  start_deadline_seconds, flexible_window_seconds, every_seconds, anchor_at, labels,
+  excluded_dates, calendar_id, max_runs, pause_after_failures, next_due_at, trace_parent`;
 
 /**
  * Inserts new schedules of tenant $1 from a JSON array of rows ($2) in one statement. Every new
@@ -66,14 +67,16 @@ export const LOCK_SCHEDULES_FOR_DISPATCH = `
 /**
  * Moves a batch of schedules on after dispatch, each only if its revision is still the one the
  * poller dispatched and it is live (the rows are locked, so this holds; the condition says it
- * anyway). Returns, per tenant, how many left the live statuses (one-time schedules, and cron
- * schedules past their last instant, complete): the slots to release in this transaction, and
- * which schedules they are.
+ * anyway). run_count grows by the runs created, under the same lock, so maxRuns is exact
+ * however many pollers race. Returns, per tenant, how many left the live statuses (one-time
+ * schedules, and cron schedules past their last instant, complete): the slots to release in
+ * this transaction, and which schedules they are.
  */
 export const ADVANCE_SCHEDULES = `
   WITH advanced AS (
-    UPDATE schedules s SET next_due_at = x.next_due_at, status = x.status, updated_at = now()
-      FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, revision int, next_due_at timestamptz, status text)
+    UPDATE schedules s SET next_due_at = x.next_due_at, status = x.status, updated_at = now(),
+                           run_count = s.run_count + coalesce(x.runs, 0)
+      FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, revision int, next_due_at timestamptz, status text, runs int)
      WHERE s.id = x.id AND s.revision = x.revision AND s.status IN ('active', 'paused')
     RETURNING s.id, s.tenant_id, s.status)
   SELECT tenant_id, count(*)::int AS ended, array_agg(id) AS ids
@@ -100,3 +103,50 @@ export const LOCK_SCHEDULE_FOR_TRIGGER = `
     FROM schedules
    WHERE tenant_id = $1 AND id = $2
      FOR SHARE`;
+
+/**
+ * Schedules whose runs are about to be created outside the poller (replays, backfills), read
+ * FOR SHARE like a manual trigger: an edit that would change the revision waits until the runs
+ * are recorded under the revision read here.
+ */
+export const LOCK_SCHEDULES_FOR_RUNS = `
+  SELECT * FROM schedules WHERE tenant_id = $1 AND id = ANY($2::uuid[]) FOR SHARE`;
+
+/**
+ * Schedules to auto-pause: active, with pause_after_failures set, that had a run end FAILED or
+ * UNKNOWN at or after $1 (over occurrences_failed_recent_idx), and whose last
+ * pause_after_failures finished runs since the count began (failures_counted_from), by
+ * instant, all ended FAILED or UNKNOWN. SUCCEEDED breaks a streak; CANCELLED and SKIPPED are
+ * not outcomes and do not count either way. A hint only: the pause itself is an edit under the
+ * schedule's lock that re-checks it (AUTO_PAUSE_STILL_DUE), so replicas racing pause it once.
+ */
+export const SCHEDULES_TO_AUTO_PAUSE = `
+  SELECT s.id, s.tenant_id, s.revision
+    FROM schedules s
+   WHERE s.id IN (SELECT DISTINCT o.schedule_id FROM occurrences o
+                   WHERE o.state IN ('FAILED', 'UNKNOWN') AND o.finished_at >= $1)
+     AND s.status = 'active' AND s.pause_after_failures IS NOT NULL
+     AND ${streak('s')}
+   LIMIT $2`;
+
+/** The same condition for one locked schedule; returns the run ids of the streak. */
+export const AUTO_PAUSE_STILL_DUE = `
+  SELECT array_agg(last.id ORDER BY last.scheduled_at) AS run_ids
+    FROM schedules s,
+         LATERAL (SELECT o.id, o.state, o.scheduled_at FROM occurrences o
+                   WHERE o.schedule_id = s.id AND o.finished_at > s.failures_counted_from
+                     AND o.state IN ('FAILED', 'UNKNOWN', 'SUCCEEDED')
+                   ORDER BY o.scheduled_at DESC, o.id DESC
+                   LIMIT s.pause_after_failures) last
+   WHERE s.id = $1 AND s.status = 'active' AND s.pause_after_failures IS NOT NULL
+  HAVING count(*) FILTER (WHERE last.state IN ('FAILED', 'UNKNOWN')) = min(s.pause_after_failures)`;
+
+function streak(s: string): string {
+  return `${s}.pause_after_failures = (
+    SELECT count(*) FILTER (WHERE last.state IN ('FAILED', 'UNKNOWN'))
+      FROM (SELECT o.state FROM occurrences o
+             WHERE o.schedule_id = ${s}.id AND o.finished_at > ${s}.failures_counted_from
+               AND o.state IN ('FAILED', 'UNKNOWN', 'SUCCEEDED')
+             ORDER BY o.scheduled_at DESC, o.id DESC
+             LIMIT ${s}.pause_after_failures) last)`;
+}

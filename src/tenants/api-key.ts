@@ -29,6 +29,11 @@ export function parseApiKey(apiKey: string): ParsedApiKey | null {
   return match ? { keyId: match[1], secret: match[2] } : null;
 }
 
+/** The public id of a well-formed API key (what a revision records as who changed it). */
+export function apiKeyIdOf(apiKey: string): string | null {
+  return parseApiKey(apiKey)?.keyId ?? null;
+}
+
 /** Constant-time comparison of a presented secret against the stored digest. */
 export function secretMatches(secret: string, storedSha256: Buffer): boolean {
   const presented = sha256(secret);

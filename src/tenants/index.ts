@@ -3,4 +3,4 @@ export { DEFAULT_QUOTAS, type Tenant, type TenantQuotas } from './tenant';
 export { TenantEntity } from './tenant.entity';
 export { TenantsModule } from './tenants.module';
 export { TenantsService } from './tenants.service';
-export { tokensEqual } from './api-key';
+export { apiKeyIdOf, tokensEqual } from './api-key';

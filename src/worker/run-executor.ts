@@ -343,7 +343,7 @@ export class RunExecutor {
             payload: claim.payload,
           },
           signingSecrets: target.signingSecrets,
-          idempotencyKey: claim.runId,
+          idempotencyKey: claim.idempotencyKey,
           runId: claim.runId,
           attempt: claim.attempt,
           fencingToken: claim.fencingToken,

@@ -46,6 +46,8 @@ describe('runs API', () => {
         reason: null,
         reasonDetail: null,
         trigger: 'manual',
+        idempotencyKey: expect.any(String),
+        replayOf: null,
         attemptCount: 0,
         maxAttempts: 3,
         fencingToken: 0,
@@ -59,7 +61,11 @@ describe('runs API', () => {
         // A manual run fires at once: its planned instant is its instant.
         firesAt: res.body.scheduledAt,
         estimatedStartAt: null,
-        links: { self: `/runs/${res.body.id}`, schedule: `/schedules/${schedule}` },
+        links: {
+          self: `/runs/${res.body.id}`,
+          schedule: `/schedules/${schedule}`,
+          revision: `/schedules/${schedule}/revisions/1`,
+        },
       });
       const at = new Date(res.body.scheduledAt).getTime();
       expect(at).toBeGreaterThanOrEqual(before - 1000);
@@ -161,6 +167,7 @@ describe('runs API', () => {
       expect(claim.status).toBe(200);
       expect(claim.body).toEqual({
         runId,
+        idempotencyKey: runId,
         fencingToken: 1,
         leaseUntil: expect.any(String),
         attempt: 1,

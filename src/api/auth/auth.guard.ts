@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { type AppConfig, APP_CONFIG } from '../../config';
 import { AUTH_MODE, AuthMode, UnauthorizedError } from '../../common';
-import { tokensEqual, TenantsService } from '../../tenants';
+import { apiKeyIdOf, tokensEqual, TenantsService } from '../../tenants';
 import type { AuthenticatedRequest } from './current-tenant.decorator';
 
 /**
@@ -36,6 +36,7 @@ export class AuthGuard implements CanActivate {
     }
     if (!token) throw new UnauthorizedError('missing or invalid API key');
     request.tenant = await this.tenants.authenticate(token);
+    request.apiKeyId = apiKeyIdOf(token)!;
     return true;
   }
 }

@@ -1,8 +1,11 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import type { Actor } from '../../schedules';
 import type { Tenant } from '../../tenants';
 
 export interface AuthenticatedRequest {
   tenant?: Tenant;
+  /** The public id of the API key that authenticated the request (never the key). */
+  apiKeyId?: string;
 }
 
 /** The tenant the AuthGuard resolved from the bearer key. */
@@ -13,3 +16,10 @@ export const CurrentTenant = createParamDecorator(
     return tenant;
   },
 );
+
+/** Who is calling, as a change records it: the API key's public id. */
+export const CurrentActor = createParamDecorator((_: unknown, context: ExecutionContext): Actor => {
+  const apiKeyId = context.switchToHttp().getRequest<AuthenticatedRequest>().apiKeyId;
+  if (!apiKeyId) throw new Error('CurrentActor used on a route without tenant authentication');
+  return { apiKeyId };
+});

@@ -28,6 +28,11 @@ class CoalescedDto {
 class RunLinksDto {
   @ApiProperty({ example: '/runs/6f1c…' }) self: string;
   @ApiProperty({ example: '/schedules/2b7e…' }) schedule: string;
+  @ApiProperty({
+    example: '/schedules/2b7e…/revisions/3',
+    description: 'the definition this run ran under',
+  })
+  revision: string;
 }
 
 export class RunDto {
@@ -54,6 +59,21 @@ export class RunDto {
   })
   reasonDetail: string | null;
   @ApiProperty({ enum: RUN_TRIGGERS }) trigger: string;
+  @ApiProperty({
+    format: 'uuid',
+    description:
+      "what every attempt sends as Idempotency-Key: the run's own id, or for a replay the " +
+      "original run's, so a target that deduplicates treats the replay as the same business " +
+      'operation (it may answer with its stored result rather than act again)',
+  })
+  idempotencyKey: string;
+  @ApiProperty({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    description: 'the run this one replays',
+  })
+  replayOf: string | null;
   @ApiProperty() attemptCount: number;
   @ApiProperty() maxAttempts: number;
   @ApiProperty({ description: 'raised by every claim' }) fencingToken: number;
@@ -103,6 +123,8 @@ export class RunDto {
       reason: run.reason,
       reasonDetail: run.reasonDetail,
       trigger: run.trigger,
+      idempotencyKey: run.idempotencyKey,
+      replayOf: run.replayOf,
       attemptCount: run.attemptCount,
       maxAttempts: run.maxAttempts,
       fencingToken: run.fencingToken,
@@ -124,7 +146,11 @@ export class RunDto {
             },
           }
         : {}),
-      links: { self: `/runs/${run.id}`, schedule: `/schedules/${run.scheduleId}` },
+      links: {
+        self: `/runs/${run.id}`,
+        schedule: `/schedules/${run.scheduleId}`,
+        revision: `/schedules/${run.scheduleId}/revisions/${run.revision}`,
+      },
     };
   }
 }
@@ -153,7 +179,12 @@ export class AttemptDto {
   @ApiProperty({ format: 'date-time' }) startedAt: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) endedAt: string | null;
   @ApiProperty() fencingToken: number;
-  @ApiProperty({ enum: ATTEMPT_OUTCOMES, nullable: true, description: 'null while in flight' })
+  @ApiProperty({
+    type: String,
+    enum: ATTEMPT_OUTCOMES,
+    nullable: true,
+    description: 'null while in flight',
+  })
   outcome: string | null;
   @ApiProperty({ type: Number, nullable: true }) httpStatus: number | null;
   @ApiProperty({ type: String, nullable: true }) error: string | null;
@@ -233,8 +264,14 @@ export class CancelRunResponseDto extends RunDto {
 }
 
 export class ClaimResponseDto {
-  @ApiProperty({ format: 'uuid', description: 'send it to the target as Idempotency-Key' })
+  @ApiProperty({ format: 'uuid' })
   runId: string;
+  @ApiProperty({
+    format: 'uuid',
+    description:
+      "send it to the target as Idempotency-Key: the run id, or for a replay the original run's",
+  })
+  idempotencyKey: string;
   @ApiProperty({ description: 'send it with every heartbeat and the completion' })
   fencingToken: number;
   @ApiProperty({ format: 'date-time' }) leaseUntil: string;
@@ -247,6 +284,7 @@ export class ClaimResponseDto {
   static from(claim: Claim): ClaimResponseDto {
     return {
       runId: claim.runId,
+      idempotencyKey: claim.idempotencyKey,
       fencingToken: claim.fencingToken,
       leaseUntil: claim.leaseUntil.toISOString(),
       attempt: claim.attempt,

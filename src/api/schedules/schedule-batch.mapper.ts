@@ -1,5 +1,5 @@
 import { DomainError, problemOf, StrictValidationPipe } from '../../common';
-import type { CreateOutcome, CreateRequest } from '../../schedules';
+import type { Actor, CreateOutcome, CreateRequest } from '../../schedules';
 import type { BatchCreateSchedulesDto, BatchItemResultDto } from './schedule-batch.dto';
 import { CreateScheduleDto } from './schedule-request.dto';
 import { toScheduleInput } from './schedule-request.mapper';
@@ -12,6 +12,7 @@ const itemValidation = new StrictValidationPipe();
 export async function toCreateRequests(
   body: BatchCreateSchedulesDto,
   rawItems: ReadonlyArray<{ schedule: unknown }>,
+  actor: Actor,
 ): Promise<Array<CreateRequest | DomainError>> {
   return Promise.all(
     body.items.map(async (item, i) => {
@@ -22,7 +23,12 @@ export async function toCreateRequests(
         })) as CreateScheduleDto;
         // The body as sent is what an Idempotency-Key replay is compared with, as for one create.
         const requestBody = rawItems[i].schedule;
-        return { idempotencyKey: item.idempotencyKey, requestBody, input: toScheduleInput(dto) };
+        return {
+          idempotencyKey: item.idempotencyKey,
+          requestBody,
+          input: toScheduleInput(dto),
+          actor,
+        };
       } catch (error) {
         if (error instanceof DomainError) return error;
         throw error;

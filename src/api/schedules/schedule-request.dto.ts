@@ -1,6 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
+import { Transform, Type } from 'class-transformer';
 import {
+  ArrayMaxSize,
+  IsArray,
   IsIn,
   IsInt,
   IsISO8601,
@@ -9,6 +11,7 @@ import {
   IsString,
   IsUUID,
   Length,
+  Matches,
   Max,
   MaxLength,
   Min,
@@ -63,8 +66,82 @@ export class RetryPolicyDto {
   retryDeadlineSeconds?: number;
 }
 
+/** `90m`, `1h30m`, `45s`, `2d`: units d, h, m, s, largest first, each at most once. */
+export const EVERY_PATTERN = /^(?:(\d{1,6})d)?(?:(\d{1,6})h)?(?:(\d{1,7})m)?(?:(\d{1,9})s)?$/;
+
+/** The recurrence fields that a preview shares with a schedule (beside cron and timezone). */
+class RecurrenceExtrasDto {
+  @ApiPropertyOptional({
+    type: String,
+    example: '90m',
+    nullable: true,
+    description:
+      'Interval schedule (xor runAt and cron): a duration in d, h, m, s (`90m`, `1h30m`, `2d`) ' +
+      'between runs, counted from anchorAt. Absolute time: DST does not stretch it.',
+  })
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsString()
+  @MaxLength(40)
+  @Matches(EVERY_PATTERN, { message: 'every must be a duration such as 90m, 1h30m, 45s or 2d' })
+  every?: string | null;
+
+  @ApiPropertyOptional({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'With every: the first run; later runs are anchorAt + k × every (default: now)',
+  })
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsISO8601({ strict: true })
+  anchorAt?: string | null;
+
+  @ApiPropertyOptional({
+    type: [String],
+    example: ['2027-12-25', '2028-01-01'],
+    nullable: true,
+    description:
+      "Local dates (YYYY-MM-DD, in the schedule's timezone) on which nothing runs; xor calendarId",
+  })
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsArray()
+  @ArrayMaxSize(SCHEDULE_LIMITS.maxExcludeDates)
+  @IsString({ each: true })
+  @MaxLength(10, { each: true })
+  excludeDates?: string[] | null;
+
+  @ApiPropertyOptional({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    description: "One of the tenant's calendars (POST /calendars) whose dates are excluded",
+  })
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsUUID()
+  calendarId?: string | null;
+
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    minimum: 1,
+    maximum: SCHEDULE_LIMITS.maxRuns,
+    description:
+      'The schedule completes after creating this many runs (instants skipped for overlap, ' +
+      'missed or a deadline, manual triggers and backfills do not count)',
+  })
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsInt()
+  @Min(1)
+  @Max(SCHEDULE_LIMITS.maxRuns)
+  maxRuns?: number | null;
+}
+
 /** Fields shared by create and edit; on edit every field is optional. */
-export class ScheduleFieldsDto {
+export class ScheduleFieldsDto extends RecurrenceExtrasDto {
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: true,
@@ -182,6 +259,36 @@ export class ScheduleFieldsDto {
   startDeadlineSeconds?: number | null;
 
   @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    minimum: 1,
+    maximum: 100,
+    description:
+      'Pause the schedule after this many consecutive runs end FAILED or UNKNOWN (within a ' +
+      'relay round of the last one): status paused, pausedReason consecutive_failures, a note ' +
+      'naming the runs, a revision by dueline. Resume with an ordinary PATCH (If-Match), which ' +
+      'starts the count again. Unset or null: never.',
+  })
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  pauseAfterConsecutiveFailures?: number | null;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    example: { team: 'billing' },
+    description:
+      `Up to ${SCHEDULE_LIMITS.maxLabels} key/value labels; filter with GET /schedules?label=key:value. ` +
+      'Keys: letters, digits and ._/-; values: strings up to 128 characters.',
+  })
+  @IsOptional()
+  @IsObject()
+  labels?: Record<string, string>;
+
+  @ApiPropertyOptional({
     minimum: 0,
     maximum: SCHEDULE_LIMITS.maxFlexibleWindowSeconds,
     default: 0,
@@ -231,17 +338,19 @@ export class UpdateScheduleDto extends ScheduleFieldsDto {
   status?: 'active' | 'paused' | 'cancelled';
 }
 
-export class PreviewRequestDto {
-  @ApiProperty({ example: '30 1 * * *' })
+export class PreviewRequestDto extends RecurrenceExtrasDto {
+  @ApiPropertyOptional({ example: '30 1 * * *', description: 'xor every' })
+  @IsOptional()
   @IsString()
   @MaxLength(120)
   @NoControlCharacters()
-  cron: string;
+  cron?: string;
 
-  @ApiProperty({ example: 'America/New_York' })
+  @ApiPropertyOptional({ example: 'America/New_York', description: 'required with cron' })
+  @IsOptional()
   @IsString()
   @MaxLength(64)
-  timezone: string;
+  timezone?: string;
 
   @ApiPropertyOptional({ type: DstPolicyDto })
   @IsOptional()
@@ -281,6 +390,20 @@ export class ListSchedulesQueryDto extends PageQueryDto {
   @IsOptional()
   @IsIn(['active', 'paused', 'cancelled', 'completed'])
   status?: 'active' | 'paused' | 'cancelled' | 'completed';
+
+  @ApiPropertyOptional({
+    type: [String],
+    example: ['team:billing'],
+    description: 'key:value; repeat it for schedules that carry every label given (at most 10)',
+  })
+  @IsOptional()
+  @Transform(({ value }: { value: unknown }) => (Array.isArray(value) ? value : [value]))
+  @IsArray()
+  @ArrayMaxSize(10)
+  @IsString({ each: true })
+  @MaxLength(200, { each: true })
+  @Matches(/^[^:]+:.*$/, { each: true, message: 'label must be key:value' })
+  label?: string[];
 }
 
 export class PreviewQueryDto {

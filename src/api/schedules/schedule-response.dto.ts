@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { Occurrence } from '../../recurrence';
 import { RUN_PRIORITIES } from '../../run-vocabulary';
-import { plannedFireAt, type Schedule } from '../../schedules';
+import { PAUSE_REASONS, plannedFireAt, type Schedule } from '../../schedules';
 import { DstPolicyDto, RetryPolicyDto } from './schedule-request.dto';
+import { everyText } from './schedule-request.mapper';
 
 class ScheduleLinksDto {
   @ApiProperty({ example: '/schedules/6f1c…' })
@@ -37,6 +38,41 @@ export class ScheduleDto {
   @ApiProperty({ enum: ['skip', 'buffer_one', 'allow'] }) overlapPolicy: string;
   @ApiProperty({ type: RetryPolicyDto }) retryPolicy: RetryPolicyDto;
   @ApiProperty({ enum: RUN_PRIORITIES }) priority: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '1h30m',
+    description: 'interval schedules: canonical d/h/m/s',
+  })
+  every: string | null;
+  @ApiProperty({ type: Number, nullable: true, example: 5400 }) everySeconds: number | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) anchorAt: string | null;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    example: { team: 'billing' },
+  })
+  labels: Record<string, string>;
+  @ApiProperty({ type: [String], description: "the schedule's own excluded local dates" })
+  excludeDates: string[];
+  @ApiProperty({ type: String, format: 'uuid', nullable: true }) calendarId: string | null;
+  @ApiProperty({ type: Number, nullable: true }) maxRuns: number | null;
+  @ApiProperty({ description: 'runs created to run so far (what maxRuns counts)' })
+  runCount: number;
+  @ApiProperty({ type: Number, nullable: true }) pauseAfterConsecutiveFailures: number | null;
+  @ApiProperty({
+    type: String,
+    enum: Object.keys(PAUSE_REASONS),
+    nullable: true,
+    description: 'while paused',
+  })
+  pausedReason: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'while paused by dueline: why, naming the runs',
+  })
+  pausedNote: string | null;
   @ApiProperty({ type: Number, nullable: true }) startDeadlineSeconds: number | null;
   @ApiProperty({ example: 0 }) flexibleWindowSeconds: number;
   @ApiProperty({ example: 1, description: 'bumped by every edit; send it back as If-Match' })
@@ -63,7 +99,7 @@ export class ScheduleDto {
       payload: schedule.payload,
       runAt: timing.kind === 'once' ? timing.runAt.toISOString() : null,
       cron: timing.kind === 'cron' ? timing.cron : null,
-      timezone: timing.kind === 'cron' ? timing.timezone : null,
+      timezone: timing.kind === 'once' ? null : timing.timezone,
       dstPolicy: timing.kind === 'cron' ? { ...timing.dstPolicy } : null,
       startAt: schedule.startAt?.toISOString() ?? null,
       endAt: schedule.endAt?.toISOString() ?? null,
@@ -73,6 +109,17 @@ export class ScheduleDto {
       retryPolicy: { ...schedule.retryPolicy },
       priority: schedule.priority,
       startDeadlineSeconds: schedule.startDeadlineSeconds,
+      every: timing.kind === 'interval' ? everyText(timing.everySeconds) : null,
+      everySeconds: timing.kind === 'interval' ? timing.everySeconds : null,
+      anchorAt: timing.kind === 'interval' ? timing.anchorAt.toISOString() : null,
+      labels: schedule.labels,
+      excludeDates: schedule.excludeDates,
+      calendarId: schedule.calendarId,
+      maxRuns: schedule.maxRuns,
+      runCount: schedule.runCount,
+      pauseAfterConsecutiveFailures: schedule.pauseAfterConsecutiveFailures,
+      pausedReason: schedule.pausedReason,
+      pausedNote: schedule.pausedNote,
       flexibleWindowSeconds: schedule.flexibleWindowSeconds,
       revision: schedule.revision,
       status: schedule.status,

@@ -29,12 +29,14 @@ import {
   encodeCursor,
   RESPONSE_HEADERS,
 } from '../../common';
-import { type CreateRequest, SchedulesService } from '../../schedules';
+import { type Actor, type CreateRequest, SchedulesService } from '../../schedules';
 import type { Tenant } from '../../tenants';
-import { CurrentTenant } from '../auth/current-tenant.decorator';
+import { CurrentActor, CurrentTenant } from '../auth/current-tenant.decorator';
+import { PageQueryDto } from '../common/page-query.dto';
 import { requireIdempotencyKey, requireIfMatch } from '../common/required-header';
 import { ResourceIdPipe } from '../common/resource-id.pipe';
 import { BatchCreateSchedulesDto, BatchResultDto } from './schedule-batch.dto';
+import { RevisionDto, RevisionPageDto, revisionNumberOf } from './schedule-revision.dto';
 import { toBatchResult, toCreateRequests } from './schedule-batch.mapper';
 import {
   CreateScheduleDto,
@@ -43,7 +45,14 @@ import {
   PreviewRequestDto,
   UpdateScheduleDto,
 } from './schedule-request.dto';
-import { etagOf, parseRevision, toScheduleEdit, toScheduleInput } from './schedule-request.mapper';
+import {
+  etagOf,
+  everySeconds,
+  labelFilter,
+  parseRevision,
+  toScheduleEdit,
+  toScheduleInput,
+} from './schedule-request.mapper';
 import {
   PreviewDto,
   PreviewInstantDto,
@@ -78,6 +87,7 @@ export class SchedulesController {
     @Req() req: Request,
     @Body() body: CreateScheduleDto,
     @Res({ passthrough: true }) res: Response,
+    @CurrentActor() actor: Actor,
   ): Promise<ScheduleDto> {
     const key = requireIdempotencyKey(idempotencyKey);
     const { schedule, created } = await this.schedules.create(
@@ -85,6 +95,7 @@ export class SchedulesController {
       key,
       req.body,
       toScheduleInput(body),
+      actor,
     );
     res
       .status(201)
@@ -108,9 +119,10 @@ export class SchedulesController {
     @CurrentTenant() tenant: Tenant,
     @Req() req: Request,
     @Body() body: BatchCreateSchedulesDto,
+    @CurrentActor() actor: Actor,
   ): Promise<BatchResultDto> {
     const rawItems = (req.body as { items: Array<{ schedule: unknown }> }).items;
-    const requests = await toCreateRequests(body, rawItems);
+    const requests = await toCreateRequests(body, rawItems, actor);
     const valid = requests.filter((r): r is CreateRequest => !(r instanceof DomainError));
     const outcomes = await this.schedules.createBatch(tenant, valid);
     return { items: toBatchResult(requests, outcomes) };
@@ -125,6 +137,7 @@ export class SchedulesController {
   ): Promise<SchedulePageDto> {
     const page = await this.schedules.list(tenant.id, {
       status: query.status,
+      labels: labelFilter(query.label),
       limit: query.limit,
       afterId: decodeCursor(query.cursor),
     });
@@ -133,11 +146,25 @@ export class SchedulesController {
 
   @Post('preview')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Preview the next instants of a cron expression, DST policy applied' })
+  @ApiOperation({
+    summary: 'Preview the next instants of a cron or interval recurrence',
+    description:
+      'DST policy, excluded dates (or a calendar), bounds and maxRuns applied, exactly as a ' +
+      'schedule with these fields would run.',
+  })
   @ApiOkResponse({ type: PreviewDto })
-  preview(@Body() body: PreviewRequestDto): PreviewDto {
-    const items = this.schedules.preview({
-      cron: body.cron,
+  @ApiProblems(404)
+  async preview(
+    @CurrentTenant() tenant: Tenant,
+    @Body() body: PreviewRequestDto,
+  ): Promise<PreviewDto> {
+    const items = await this.schedules.preview(tenant.id, {
+      cron: body.cron ?? null,
+      every: body.every == null ? null : everySeconds(body.every),
+      anchorAt: body.anchorAt ? new Date(body.anchorAt) : null,
+      excludeDates: body.excludeDates ?? null,
+      calendarId: body.calendarId ?? null,
+      maxRuns: body.maxRuns ?? null,
       timezone: body.timezone,
       dstPolicy: body.dstPolicy,
       from: body.from ? new Date(body.from) : undefined,
@@ -188,9 +215,16 @@ export class SchedulesController {
     @Headers('if-match') ifMatch: string | undefined,
     @Body() body: UpdateScheduleDto,
     @Res({ passthrough: true }) res: Response,
+    @CurrentActor() actor: Actor,
   ): Promise<ScheduleDto> {
     const revision = parseRevision(requireIfMatch(ifMatch));
-    const schedule = await this.schedules.update(tenant.id, id, revision, toScheduleEdit(body));
+    const schedule = await this.schedules.update(
+      tenant.id,
+      id,
+      revision,
+      toScheduleEdit(body),
+      actor,
+    );
     res.setHeader('ETag', etagOf(schedule.revision));
     return ScheduleDto.from(schedule);
   }
@@ -205,10 +239,48 @@ export class SchedulesController {
     @Param('id', scheduleId) id: string,
     @Headers('if-match') ifMatch: string | undefined,
     @Res({ passthrough: true }) res: Response,
+    @CurrentActor() actor: Actor,
   ): Promise<ScheduleDto> {
     const revision = ifMatch ? parseRevision(ifMatch) : null;
-    const schedule = await this.schedules.cancel(tenant.id, id, revision);
+    const schedule = await this.schedules.cancel(tenant.id, id, revision, actor);
     res.setHeader('ETag', etagOf(schedule.revision));
     return ScheduleDto.from(schedule);
+  }
+
+  @Get(':id/revisions')
+  @ApiOperation({
+    summary: "A schedule's revisions, newest first",
+    description:
+      'Every revision is kept: the change (created, edited, paused, resumed, cancelled, ' +
+      'auto_paused), who made it (changedByApiKeyId: the public id of the API key, never the ' +
+      'key; null when dueline made it, with a note), when, the fields it changed with their ' +
+      'values before and after, and the whole definition it left. A run names its revision.',
+  })
+  @ApiOkResponse({ type: RevisionPageDto })
+  @ApiProblems(404)
+  async revisions(
+    @CurrentTenant() tenant: Tenant,
+    @Param('id', scheduleId) id: string,
+    @Query() query: PageQueryDto,
+  ): Promise<RevisionPageDto> {
+    const page = await this.schedules.revisions(tenant.id, id, {
+      limit: query.limit,
+      afterId: decodeCursor(query.cursor),
+    });
+    return { items: page.items.map(RevisionDto.from), nextCursor: encodeCursor(page.nextAfterId) };
+  }
+
+  @Get(':id/revisions/:revision')
+  @ApiOperation({ summary: 'One revision: the definition a run of that revision ran under' })
+  @ApiOkResponse({ type: RevisionDto })
+  @ApiProblems(404)
+  async revision(
+    @CurrentTenant() tenant: Tenant,
+    @Param('id', scheduleId) id: string,
+    @Param('revision') revision: string,
+  ): Promise<RevisionDto> {
+    return RevisionDto.from(
+      await this.schedules.revision(tenant.id, id, revisionNumberOf(revision)),
+    );
   }
 }

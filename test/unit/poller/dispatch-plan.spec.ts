@@ -29,6 +29,15 @@ const base: Schedule = {
   },
   priority: 'normal',
   startDeadlineSeconds: null,
+  labels: {},
+  excludeDates: [],
+  calendarId: null,
+  excludedDates: [],
+  maxRuns: null,
+  pauseAfterConsecutiveFailures: null,
+  runCount: 0,
+  pausedReason: null,
+  pausedNote: null,
   flexibleWindowSeconds: 0,
   nextDueAt: null,
   createdAt: new Date(0),
@@ -46,6 +55,65 @@ const summary = (plan: ReturnType<typeof planDispatch>) =>
   ]);
 
 describe('planDispatch', () => {
+  it('maxRuns: runs only what is left of it, oldest first, then completes the schedule', () => {
+    const schedule = {
+      ...base,
+      missedRunPolicy: 'all' as const,
+      overlapPolicy: 'allow' as const,
+      maxRuns: 3,
+      runCount: 1,
+    };
+    const plan = planDispatch(
+      schedule,
+      at('2027-01-01T10:00:00Z'),
+      at('2027-01-01T10:04:30Z'),
+      idle,
+    );
+    expect(summary(plan)).toEqual([
+      ['10:00', 'QUEUED', null, true],
+      ['10:01', 'QUEUED', null, true],
+    ]);
+    expect(plan).toMatchObject({ status: 'completed', nextDueAt: null, runsCreated: 2 });
+    const before = planDispatch(
+      { ...schedule, runCount: 0 },
+      at('2027-01-01T10:00:00Z'),
+      at('2027-01-01T10:01:00Z'),
+      idle,
+    );
+    expect(before).toMatchObject({ status: 'active', runsCreated: 2 });
+  });
+
+  it('maxRuns: instants skipped for overlap do not count', () => {
+    const schedule = { ...base, maxRuns: 1, runCount: 0 };
+    const plan = planDispatch(
+      schedule,
+      at('2027-01-01T10:00:00Z'),
+      at('2027-01-01T10:00:00.020Z'),
+      { active: true, waiting: 0 },
+    );
+    expect(summary(plan)).toEqual([['10:00', 'SKIPPED', 'overlap', false]]);
+    expect(plan).toMatchObject({ status: 'active', runsCreated: 0 });
+  });
+
+  it('interval schedules: the instants on the grid from the anchor', () => {
+    const schedule = {
+      ...base,
+      timing: {
+        kind: 'interval' as const,
+        everySeconds: 90,
+        anchorAt: at('2027-01-01T09:59:00Z'),
+        timezone: 'UTC',
+      },
+    };
+    const plan = planDispatch(
+      schedule,
+      at('2027-01-01T10:00:30Z'),
+      at('2027-01-01T10:00:30.010Z'),
+      idle,
+    );
+    expect(summary(plan)).toEqual([['10:00', 'QUEUED', null, true]]);
+    expect(plan.nextDueAt).toEqual(at('2027-01-01T10:02:00Z'));
+  });
   it('dispatches one due instant and moves to the next', () => {
     const plan = planDispatch(
       base,

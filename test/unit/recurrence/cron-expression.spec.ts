@@ -68,6 +68,55 @@ describe('parseCron: accepted expressions', () => {
     expect(parseCron(expression)).toMatchObject(expected);
   });
 
+  it.each([
+    ['@yearly', '0 0 1 1 *'],
+    ['@annually', '0 0 1 1 *'],
+    ['@monthly', '0 0 1 * *'],
+    ['@weekly', '0 0 * * 0'],
+    ['@daily', '0 0 * * *'],
+    ['@midnight', '0 0 * * *'],
+    ['@HOURLY', '0 * * * *'],
+  ])('the macro %s stands for %s', (macro, fields) => {
+    const { source, ...parsed } = parseCron(macro);
+    const { source: expandedSource, ...expanded } = parseCron(fields);
+    expect(source).toBe(macro);
+    expect(expandedSource).toBe(fields);
+    expect(parsed).toEqual(expanded);
+  });
+
+  it.each<[string, object]>([
+    ['0 0 L * *', { monthDays: { fromLast: [0], nearestWeekday: [], lastWeekday: false } }],
+    [
+      '0 0 L-3,1 * *',
+      { daysOfMonth: [1], monthDays: { fromLast: [3], nearestWeekday: [], lastWeekday: false } },
+    ],
+    [
+      '0 0 15W * *',
+      { daysOfMonth: [], monthDays: { fromLast: [], nearestWeekday: [15], lastWeekday: false } },
+    ],
+    ['0 0 lw * *', { monthDays: { fromLast: [], nearestWeekday: [], lastWeekday: true } }],
+    ['0 0 * * 5L', { daysOfWeek: [], weekdaysOfMonth: { nth: [], last: [5] } }],
+    ['0 0 * * FRIL,SUN', { daysOfWeek: [0], weekdaysOfMonth: { nth: [], last: [5] } }],
+    ['0 0 * * MON#2', { weekdaysOfMonth: { nth: [{ weekday: 1, nth: 2 }], last: [] } }],
+    ['0 0 * * 7#1', { weekdaysOfMonth: { nth: [{ weekday: 0, nth: 1 }], last: [] } }],
+  ])('month-dependent day forms: %s', (expression, expected) => {
+    const parsed = parseCron(expression);
+    expect(parsed).toMatchObject(expected);
+  });
+
+  it('a day field with L, W or # is restricted; a lone ? is not', () => {
+    expect(parseCron('0 0 L * MON')).toMatchObject({
+      dayOfMonthRestricted: true,
+      dayOfWeekRestricted: true,
+    });
+    expect(parseCron('0 0 12 ? * MON#2')).toMatchObject({
+      hasSeconds: true,
+      dayOfMonthRestricted: false,
+      dayOfWeekRestricted: true,
+      daysOfMonth: ALL_DOM,
+    });
+  });
+
   it('keeps the trimmed source text', () => {
     expect(parseCron('  0 0 * * * ').source).toBe('0 0 * * *');
   });
@@ -112,16 +161,27 @@ describe('parseCron: rejected expressions', () => {
     ['* * * MON *', /Invalid value "MON" in month field/],
     ['* * MON * *', /Invalid value "MON" in day-of-month field/],
     ['* * * * MONDAY', /Invalid value "MONDAY"/],
-    ['0 0 ? * MON', /'\?' is not supported/],
-    ['0 0 * * ?', /'\?' is not supported/],
-    ['0 0 L * *', /'L' and 'W'.*not supported/],
-    ['0 0 LW * *', /not supported/],
-    ['0 0 15W * *', /not supported/],
-    ['0 0 L-2 * *', /not supported/],
-    ['0 0 * * 5L', /not supported/],
-    ['0 0 * * 5#3', /'#'.*not supported/],
-    ['@daily', /macros.*not supported/],
-    ['@every 5m', /macros.*not supported/],
+    ['? 0 * * MON', /'\?' is only accepted alone in a day field/],
+    ['0 0 1,? * MON', /'\?' is only accepted alone/],
+    ['0 0 L-0 * *', /L-n takes n from 1 to 30/],
+    ['0 0 L-31 * *', /L-n takes n from 1 to 30/],
+    ['0 0 32W * *', /nW takes a day from 1 to 31/],
+    ['0 0 0W * *', /nW takes a day from 1 to 31/],
+    ['0 0 5L * *', /Invalid day-of-month form "5L"/],
+    ['0 0 W * *', /Invalid day-of-month form "W"/],
+    ['0 0 L-2/3 * *', /Invalid day-of-month form/],
+    ['0 0 1-L * *', /Invalid day-of-month form "1-L"/],
+    ['0 0 * * 5#0', /nth weekday takes n from 1 to 5/],
+    ['0 0 * * 5#6', /nth weekday takes n from 1 to 5/],
+    ['0 0 * * 8#1', /expected a weekday 0-7/],
+    ['0 0 * * FOO#1', /expected a weekday 0-7 or SUN-SAT/],
+    ['0 0 * * L', /Invalid day-of-week form "L"/],
+    ['0 0 * * #2', /Invalid day-of-week form/],
+    ['0 0 L * 5L-MON', /may not be part of a range/],
+    ['* L * * *', /Invalid value "L" in hour field/],
+    ['@every 5m', /"@every" is not a cron macro here; create an interval schedule/],
+    ['@reboot', /Unknown cron macro "@reboot"/],
+    ['@daily 5', /Unknown cron macro/],
     ['hello world', /5 fields/],
   ];
 
