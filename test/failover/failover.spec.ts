@@ -198,6 +198,9 @@ describe('losing the database primary under load', () => {
       await readiness.stop();
       const cutoff = Date.now();
       // Both replicas rode the failover out: none crashed or restarted.
+      for (const r of replicas.filter((replica) => replica.exitStatus() !== null)) {
+        console.log(`${r.name} exited (${r.exitStatus()}); its log ends:\n${r.logTail()}`);
+      }
       expect(replicas.map((r) => r.exitStatus())).toEqual([null, null]);
 
       const db = await formation.connect(standby.port);

@@ -247,7 +247,7 @@ export class Formation {
         // already gone
       }
     }
-    rmSync(this.dir, { recursive: true, force: true });
+    if (!process.env.KEEP_FORMATION) rmSync(this.dir, { recursive: true, force: true });
   }
 
   async connect(port: number, database = 'dueline'): Promise<Client> {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { eventually } from '../support/eventually';
@@ -18,13 +18,15 @@ export class Replica {
     readonly name: string,
     readonly port: number,
     private readonly child: ChildProcess,
+    private readonly logPath: string,
   ) {
     child.once('exit', (code, signal) => (this.exitedWith = `${code ?? signal}`));
   }
 
   static async start(name: string, env: Record<string, string>, logDir: string): Promise<Replica> {
     const port = await freePort();
-    const log = createWriteStream(join(logDir, `${name}.log`));
+    const logPath = join(logDir, `${name}.log`);
+    const log = createWriteStream(logPath);
     const child = spawn(process.execPath, [MAIN], {
       cwd: ROOT,
       env: {
@@ -40,7 +42,7 @@ export class Replica {
     });
     child.stdout?.pipe(log);
     child.stderr?.pipe(log);
-    const replica = new Replica(name, port, child);
+    const replica = new Replica(name, port, child, logPath);
     await eventually(
       async () => {
         if (replica.exitedWith !== null) {
@@ -57,6 +59,15 @@ export class Replica {
   /** How the process ended, if it did (a replica must survive the failover). */
   exitStatus(): string | null {
     return this.exitedWith;
+  }
+
+  /** The end of what the process printed (to explain an exit it should not have made). */
+  logTail(lines = 40): string {
+    try {
+      return readFileSync(this.logPath, 'utf8').split('\n').slice(-lines).join('\n');
+    } catch {
+      return '(no log)';
+    }
   }
 
   get url(): string {
