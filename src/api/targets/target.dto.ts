@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   IsBoolean,
@@ -130,6 +131,23 @@ const FLOW_CONCURRENCY_DESCRIPTION =
 const FLOW_RATE_DESCRIPTION =
   'At most this many runs of this target start per second, across all its schedules (a token ' +
   'bucket shared by every replica); the others wait QUEUED throttled_target. null or absent: no cap.';
+
+/** A per-target flow limit (maxConcurrency, ratePerSecond): optional, null removes it. */
+const FlowLimit = (example: number, description: string) =>
+  applyDecorators(
+    ApiPropertyOptional({
+      type: Number,
+      nullable: true,
+      minimum: L.minFlowLimit,
+      maximum: L.maxFlowLimit,
+      example,
+      description,
+    }),
+    IsOptional(),
+    IsInt(),
+    Min(L.minFlowLimit),
+    Max(L.maxFlowLimit),
+  );
 const SECRET_EXAMPLE = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 
 export class CreateTargetDto {
@@ -209,32 +227,10 @@ export class CreateTargetDto {
   @IsOptional()
   @IsTargetAuth()
   auth?: TargetAuth | null;
-  @ApiPropertyOptional({
-    type: Number,
-    nullable: true,
-    minimum: L.minFlowLimit,
-    maximum: L.maxFlowLimit,
-    example: 5,
-    description: FLOW_CONCURRENCY_DESCRIPTION,
-  })
-  @IsOptional()
-  @IsInt()
-  @Min(L.minFlowLimit)
-  @Max(L.maxFlowLimit)
+  @FlowLimit(5, FLOW_CONCURRENCY_DESCRIPTION)
   maxConcurrency?: number | null;
 
-  @ApiPropertyOptional({
-    type: Number,
-    nullable: true,
-    minimum: L.minFlowLimit,
-    maximum: L.maxFlowLimit,
-    example: 10,
-    description: FLOW_RATE_DESCRIPTION,
-  })
-  @IsOptional()
-  @IsInt()
-  @Min(L.minFlowLimit)
-  @Max(L.maxFlowLimit)
+  @FlowLimit(10, FLOW_RATE_DESCRIPTION)
   ratePerSecond?: number | null;
 }
 
@@ -312,32 +308,10 @@ export class UpdateTargetDto {
   @IsTargetAuth()
   auth?: TargetAuth | null;
 
-  @ApiPropertyOptional({
-    type: Number,
-    nullable: true,
-    minimum: L.minFlowLimit,
-    maximum: L.maxFlowLimit,
-    example: 5,
-    description: FLOW_CONCURRENCY_DESCRIPTION,
-  })
-  @IsOptional()
-  @IsInt()
-  @Min(L.minFlowLimit)
-  @Max(L.maxFlowLimit)
+  @FlowLimit(5, FLOW_CONCURRENCY_DESCRIPTION)
   maxConcurrency?: number | null;
 
-  @ApiPropertyOptional({
-    type: Number,
-    nullable: true,
-    minimum: L.minFlowLimit,
-    maximum: L.maxFlowLimit,
-    example: 10,
-    description: FLOW_RATE_DESCRIPTION,
-  })
-  @IsOptional()
-  @IsInt()
-  @Min(L.minFlowLimit)
-  @Max(L.maxFlowLimit)
+  @FlowLimit(10, FLOW_RATE_DESCRIPTION)
   ratePerSecond?: number | null;
 
   @ApiPropertyOptional({
