@@ -6,6 +6,7 @@ import {
   currentOpenApiDocument,
   renderClientContract,
 } from './client-contract';
+import { cliLogger } from './cli-logger';
 
 /**
  * `npm run client:generate`: regenerates the typed client's contract from the routes and DTOs
@@ -25,18 +26,17 @@ async function main(args: string[]): Promise<number> {
   const generated = await renderClientContract(document);
   if (!check) {
     writeFileSync(file, generated);
-    console.log(`wrote ${CLIENT_CONTRACT_PATH}`);
+    cliLogger.info({ file: CLIENT_CONTRACT_PATH }, 'wrote the client contract');
     return 0;
   }
   const drift = firstDifference(readFileSync(file, 'utf8'), generated);
   if (drift === null) {
-    console.log(`${CLIENT_CONTRACT_PATH} matches the document`);
+    cliLogger.info({ file: CLIENT_CONTRACT_PATH }, 'the client contract matches the document');
     return 0;
   }
-  console.error(
-    `${CLIENT_CONTRACT_PATH} is out of date at line ${drift.line}:\n` +
-      `  committed: ${drift.committed}\n  generated: ${drift.generated}\n` +
-      'run npm run client:generate and commit the result',
+  cliLogger.error(
+    { file: CLIENT_CONTRACT_PATH, ...drift },
+    'the client contract is out of date: run npm run client:generate and commit the result',
   );
   return 1;
 }
@@ -65,6 +65,6 @@ function firstDifference(
 main(process.argv.slice(2))
   .then((code) => process.exit(code))
   .catch((error: unknown) => {
-    console.error('client generation failed:', errorSummary(error));
+    cliLogger.error({ err: errorSummary(error) }, 'client generation failed');
     process.exit(2);
   });
