@@ -1,13 +1,7 @@
-import {
-  BeforeApplicationShutdown,
-  Inject,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-} from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { AdmissionService } from '../admission';
-import { errorSummary, PeriodicLoop } from '../common';
 import { APP_CONFIG, type AppConfig } from '../config';
+import { RelayDuty } from './relay-duty';
 
 /**
  * The relay's admitter loop: every ADMISSION_INTERVAL_MS it lets admission take, from each
@@ -15,26 +9,15 @@ import { APP_CONFIG, type AppConfig } from '../config';
  * tenant's round runs under the tenant's permit lock and takes its runs SKIP LOCKED.
  */
 @Injectable()
-export class AdmissionLoop implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly logger = new Logger(AdmissionLoop.name);
-  private readonly loop = new PeriodicLoop(
-    async () => {
-      await this.admission.admitWaiting();
-    },
-    () => this.config.admission.intervalMs,
-    (error) => this.logger.error({ err: errorSummary(error) }, 'admission round failed'),
-  );
-
+export class AdmissionLoop extends RelayDuty {
   constructor(
     private readonly admission: AdmissionService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.loop.start();
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    super(AdmissionLoop.name, () => config.admission.intervalMs);
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.loop.stop();
+  protected round(): Promise<number> {
+    return this.admission.admitWaiting();
   }
 }

@@ -1,13 +1,8 @@
-import {
-  BeforeApplicationShutdown,
-  Inject,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-} from '@nestjs/common';
-import { Clock, errorSummary, PeriodicLoop } from '../common';
+import { Inject, Injectable } from '@nestjs/common';
+import { Clock } from '../common';
 import { APP_CONFIG, type AppConfig } from '../config';
 import { SchedulesService } from '../schedules';
+import { RelayDuty } from './relay-duty';
 
 /**
  * Look back this far beyond the last round: a failure's finished_at is its transaction's clock,
@@ -23,27 +18,19 @@ const FIRST_LOOK_BACK_MS = 3_600_000;
  * under the schedule's lock, so a schedule is paused once (SchedulesService.autoPauseFailing).
  */
 @Injectable()
-export class AutoPauseLoop implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly logger = new Logger(AutoPauseLoop.name);
+export class AutoPauseLoop extends RelayDuty {
   private lastRoundAt: number | null = null;
-  private readonly loop = new PeriodicLoop(
-    () => this.tick().then(() => undefined),
-    () => this.config.relay.autoPauseIntervalMs,
-    (error) => this.logger.error({ err: errorSummary(error) }, 'auto-pause round failed'),
-  );
 
   constructor(
     private readonly schedules: SchedulesService,
     private readonly clock: Clock,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.loop.start();
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    super(AutoPauseLoop.name, () => config.relay.autoPauseIntervalMs);
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.loop.stop();
+  protected round(): Promise<number> {
+    return this.tick();
   }
 
   /** One round; public so tests can run it (and race it) without the timer. */

@@ -1,13 +1,7 @@
-import {
-  BeforeApplicationShutdown,
-  Inject,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-} from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { BackfillsService } from '../backfills';
-import { errorSummary, PeriodicLoop } from '../common';
 import { APP_CONFIG, type AppConfig } from '../config';
+import { RelayDuty } from './relay-duty';
 
 /**
  * Relay duty: moves running backfills on, one step of each per round (the runs whose turn came,
@@ -16,24 +10,15 @@ import { APP_CONFIG, type AppConfig } from '../config';
  * instant a no-op.
  */
 @Injectable()
-export class BackfillLoop implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly logger = new Logger(BackfillLoop.name);
-  private readonly loop = new PeriodicLoop(
-    () => this.backfills.advanceAll().then(() => undefined),
-    () => this.config.relay.backfillIntervalMs,
-    (error) => this.logger.error({ err: errorSummary(error) }, 'backfill round failed'),
-  );
-
+export class BackfillLoop extends RelayDuty {
   constructor(
     private readonly backfills: BackfillsService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.loop.start();
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    super(BackfillLoop.name, () => config.relay.backfillIntervalMs);
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.loop.stop();
+  protected round(): Promise<unknown> {
+    return this.backfills.advanceAll();
   }
 }
