@@ -22,8 +22,9 @@ async function checkContract(document: Json): Promise<{ code: number; output: st
     );
     return { code: 0, output: stdout };
   } catch (error) {
-    const failed = error as { code?: number; stderr?: string };
-    return { code: failed.code ?? -1, output: failed.stderr ?? '' };
+    // The tool logs structured lines on stdout (like the other CLIs); stderr is Node's own.
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: failed.code ?? -1, output: `${failed.stdout ?? ''}${failed.stderr ?? ''}` };
   }
 }
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'];
