@@ -1,4 +1,5 @@
 export {
+  LoadProjections,
   LoadWindow,
   projectLoad,
   type LoadContribution,

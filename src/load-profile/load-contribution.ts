@@ -3,6 +3,10 @@ import type { RunPriority } from '../run-vocabulary';
 
 const MINUTE_MS = 60_000;
 export const MINUTES_PER_DAY = 1440;
+/** Every index of a window, for contributions that add to each minute (never mutated). */
+const WINDOW_MINUTES: readonly number[] = Object.freeze(
+  Array.from({ length: MINUTES_PER_DAY }, (_, i) => i),
+);
 
 /**
  * What one schedule adds to its tenant's projected runs per UTC minute. Recurring schedules are
@@ -53,6 +57,29 @@ export function projectLoad(source: LoadSource, now: Date): LoadContribution | n
     cron.minutes.map((m) => mod(h * 60 + m - offsetMinutes, MINUTES_PER_DAY)),
   );
   return { period: 'day', slots: [...new Set(slots)].sort((a, b) => a - b), runs };
+}
+
+/**
+ * The contributions of many sources at one `now` (a batch of creates), each recurring pattern
+ * projected once: a batch's schedules mostly share a few crons and zones. Contributions are
+ * values: never mutated, so schedules may share one.
+ */
+export class LoadProjections {
+  private readonly recurring = new Map<string, LoadContribution | null>();
+
+  constructor(private readonly now: Date) {}
+
+  of(source: LoadSource): LoadContribution | null {
+    if (source.timing.kind === 'once') return projectLoad(source, this.now);
+    const { priority, endAt, timing } = source;
+    const key = [priority, timing.cron, timing.timezone, endAt?.getTime() ?? ''].join('\u0000');
+    let contribution = this.recurring.get(key);
+    if (contribution === undefined) {
+      contribution = projectLoad(source, this.now);
+      this.recurring.set(key, contribution);
+    }
+    return contribution;
+  }
 }
 
 /**
@@ -129,23 +156,33 @@ export class LoadWindow {
 
   /**
    * Where replacing `before` by `after` would leave a minute needing more runs than allowed,
-   * and more than it needed before: the worst such minute, or null. A change that only lowers
-   * a minute already over the limit (an edit, a lowered quota) is never refused.
+   * and more than it needed before: the worst such minute (the earliest of equals), or null. A
+   * change that only lowers a minute already over the limit (an edit, a lowered quota) is never
+   * refused. Works on minute indices and builds one Date, for the answer: a batch of creates
+   * checks every item against up to 1,440 minutes.
    */
   overloadBy(
     after: LoadContribution,
     before: LoadContribution | null = null,
   ): { minute: Date; runs: number } | null {
     const allowed = this.allowedPerMinute;
-    let worst: { minute: Date; runs: number } | null = null;
-    for (const { minute, runs, from } of this.minutesOf(after)) {
-      const previous = before ? this.contributes(before, minute) : 0;
-      const total = runs - previous + from;
-      if (total > allowed && total > runs && (!worst || total > worst.runs)) {
-        worst = { minute, runs: total };
+    let worstIndex = -1;
+    let worstRuns = 0;
+    const consider = (i: number, needs: number) => {
+      const total = needs - (before ? this.contributesAt(before, i) : 0) + after.runs;
+      if (total > allowed && total > needs && total > worstRuns) {
+        worstIndex = i;
+        worstRuns = total;
       }
+    };
+    if (after.period === 'instant') {
+      const i = this.indexOf(after.minute);
+      if (i >= 0) consider(i, this.runsAt(i));
+    } else {
+      for (const i of this.recurringMinutes(after))
+        consider(i, this.recurring[i] + this.instants[i]);
     }
-    return worst;
+    return worstIndex < 0 ? null : { minute: this.minute(worstIndex), runs: worstRuns };
   }
 
   /** The `count` busiest minutes of the window, busiest first (ties: earliest first). */
@@ -158,52 +195,41 @@ export class LoadWindow {
       .map(({ i, runs }) => ({ minute: this.minute(i), runs }));
   }
 
-  /** The minutes `c` adds to, with what each needs now and what `c` adds there. */
-  private minutesOf(c: LoadContribution): Array<{ minute: Date; runs: number; from: number }> {
-    if (c.period === 'instant') {
-      const i = this.indexOf(c.minute);
-      if (i < 0) return [];
-      const minute = new Date(c.minute);
-      return [{ minute, runs: this.runsAt(minute), from: c.runs }];
-    }
-    return this.recurringMinutes(c).map((i) => ({
-      minute: this.minute(i),
-      runs: this.recurring[i] + this.instants[i],
-      from: c.runs,
-    }));
-  }
-
-  /** What `c` adds to one minute. */
-  private contributes(c: LoadContribution, minute: Date): number {
-    if (c.period === 'instant') return c.minute === minute.toISOString() ? c.runs : 0;
-    const i = this.indexOf(minute.toISOString()) % MINUTES_PER_DAY;
-    return this.recurringMinutes(c).includes(i) ? c.runs : 0;
-  }
-
-  /** All runs projected in a minute, in the window or beyond it. */
-  private runsAt(minute: Date): number {
-    const i = this.indexOf(minute.toISOString());
-    if (i < this.recurring.length) return this.recurring[i] + this.instants[i];
-    // Beyond the window the recurring pattern repeats day by day.
-    return this.recurring[i % MINUTES_PER_DAY] + (this.later.get(minute.toISOString()) ?? 0);
-  }
-
-  /** The window's indices a recurring contribution adds to. */
-  private recurringMinutes(c: Exclude<LoadContribution, { period: 'instant' }>): number[] {
-    const first = minuteOfDay(this.start);
-    const all = this.recurring.map((_, i) => i);
+  /** What `c` adds to the minute at index `i` (beyond the window: the same minute of the day). */
+  private contributesAt(c: LoadContribution, i: number): number {
+    if (c.period === 'instant') return this.indexOf(c.minute) === i ? c.runs : 0;
+    const slot = (minuteOfDay(this.start) + (i % MINUTES_PER_DAY)) % MINUTES_PER_DAY;
     switch (c.period) {
       case 'minute':
-        return all;
-      case 'hour': {
-        const slots = new Set(c.slots);
-        return all.filter((i) => slots.has((first + i) % 60));
-      }
-      case 'day': {
-        const slots = new Set(c.slots);
-        return all.filter((i) => slots.has((first + i) % MINUTES_PER_DAY));
-      }
+        return c.runs;
+      case 'hour':
+        return c.slots.includes(slot % 60) ? c.runs : 0;
+      case 'day':
+        return c.slots.includes(slot) ? c.runs : 0;
     }
+  }
+
+  /** All runs projected in the minute at index `i`, in the window or beyond it. */
+  private runsAt(i: number): number {
+    if (i < this.recurring.length) return this.recurring[i] + this.instants[i];
+    // Beyond the window the recurring pattern repeats day by day.
+    const later = this.later.get(this.minute(i).toISOString()) ?? 0;
+    return this.recurring[i % MINUTES_PER_DAY] + later;
+  }
+
+  /** The window's indices a recurring contribution adds to, ascending. */
+  private recurringMinutes(c: Exclude<LoadContribution, { period: 'instant' }>): readonly number[] {
+    if (c.period === 'minute') return WINDOW_MINUTES;
+    const first = minuteOfDay(this.start);
+    const indices: number[] = [];
+    if (c.period === 'hour') {
+      for (const slot of c.slots) {
+        for (let i = mod(slot - first, 60); i < MINUTES_PER_DAY; i += 60) indices.push(i);
+      }
+    } else {
+      for (const slot of c.slots) indices.push(mod(slot - first, MINUTES_PER_DAY));
+    }
+    return indices.sort((a, b) => a - b);
   }
 
   /** Minutes from the window's start (negative: before it). */

@@ -13,7 +13,7 @@ import {
 } from '../common';
 import { Transactions, type Tx } from '../database';
 import { DueIndexRepository } from '../due-index';
-import { LoadProfileService, projectLoad, type LoadContribution } from '../load-profile';
+import { LoadProfileService, LoadProjections, type LoadContribution } from '../load-profile';
 import { TargetsService } from '../targets';
 import type { Tenant } from '../tenants';
 import type { Schedule, ScheduleDefinition } from './schedule';
@@ -156,6 +156,7 @@ export class ScheduleCreator {
   ): Prepared[] {
     const now = this.clock.now();
     const firingChecks = new FiringChecks(now);
+    const loads = new LoadProjections(now);
     const prepared: Prepared[] = [];
     requests.forEach((request, index) => {
       if (request === null) return;
@@ -169,7 +170,7 @@ export class ScheduleCreator {
           id: randomUUID(),
           definition,
           nextDueAt: nextDueAfter(definition, now, firingChecks),
-          load: projectLoad(loadSourceOf(definition), now),
+          load: loads.of(loadSourceOf(definition)),
           traceParent: request.traceParent ?? null,
         });
       } catch (error) {

@@ -1,4 +1,9 @@
-import { LoadWindow, projectLoad, type LoadSource } from '../../../src/load-profile';
+import {
+  LoadProjections,
+  LoadWindow,
+  projectLoad,
+  type LoadSource,
+} from '../../../src/load-profile';
 
 describe('projectLoad', () => {
   const now = new Date('2027-01-15T10:00:00Z');
@@ -41,6 +46,27 @@ describe('projectLoad', () => {
     expect(
       projectLoad({ priority: 'high', endAt: null, timing: { kind: 'once', runAt: at } }, now),
     ).toEqual({ period: 'instant', minute: '2027-01-15T12:34:00.000Z', runs: 1 });
+  });
+});
+
+describe('LoadProjections', () => {
+  it('projects each recurring pattern of a batch once, as projectLoad would', () => {
+    const now = new Date('2027-01-15T10:00:00Z');
+    const projections = new LoadProjections(now);
+    const source = (cron: string, timezone: string): LoadSource => ({
+      priority: 'normal',
+      endAt: null,
+      timing: { kind: 'cron', cron, timezone },
+    });
+    const first = projections.of(source('0 9 * * *', 'Europe/Paris'));
+    expect(first).toEqual(projectLoad(source('0 9 * * *', 'Europe/Paris'), now));
+    expect(projections.of(source('0 9 * * *', 'Europe/Paris'))).toBe(first);
+    expect(projections.of(source('0 9 * * *', 'UTC'))).toEqual({
+      period: 'day',
+      slots: [540],
+      runs: 1,
+    });
+    expect(projections.of({ ...source('0 9 * * *', 'UTC'), priority: 'low' })).toBeNull();
   });
 });
 
@@ -108,5 +134,29 @@ describe('LoadWindow', () => {
       { minute: new Date('2027-01-15T10:00:00Z'), runs: 3 },
       { minute: new Date('2027-01-15T11:00:00Z'), runs: 3 },
     ]);
+  });
+
+  it('places hourly slots of a window that starts inside an hour, and replaces one by another', () => {
+    // The window starts at 10:07: index 0 is minute 7 of the hour, minute 15 is index 8.
+    const w = new LoadWindow(
+      new Date('2027-01-15T10:07:00Z'),
+      4,
+      new Array(1440).fill(0),
+      new Array(1440).fill(0),
+    );
+    const old = { period: 'hour', slots: [15], runs: 3 } as const;
+    w.add(old);
+    w.add({ period: 'day', slots: [620], runs: 1 }); // 10:20 UTC, index 13
+    // Moving the 3 runs from :15 to :20 lands on the daily run at 10:20: 4 fits, 5 does not.
+    expect(w.overloadBy({ period: 'hour', slots: [20], runs: 3 }, old)).toBeNull();
+    expect(w.overloadBy({ period: 'hour', slots: [20], runs: 4 }, old)).toEqual({
+      minute: new Date('2027-01-15T10:20:00Z'),
+      runs: 5,
+    });
+    // Keeping :15 and adding a run there replaces the old 3 by 5: over at every :15.
+    expect(w.overloadBy({ period: 'hour', slots: [15], runs: 5 }, old)).toEqual({
+      minute: new Date('2027-01-15T10:15:00Z'),
+      runs: 5,
+    });
   });
 });
