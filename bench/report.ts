@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { ScenarioResult, TargetCheck } from './context';
+import { renderCost } from './cost-report';
 
 export interface Machine {
   nproc: number;
@@ -397,6 +398,7 @@ export function renderMarkdown(
           : ''),
     );
   }
+  lines.push(...renderCost(results));
   if (checks.length > 0) {
     lines.push('', '| target | result | measured |', '|---|---|---|');
     for (const c of checks)
