@@ -15,6 +15,8 @@ export interface CostReading {
   walFullPageImages: number | null;
   /** Top-level statements of the database under test (pg_stat_statements calls); null without it. */
   statements: number | null;
+  /** Foreign-key checks Postgres ran for those statements (RI trigger queries); null without it. */
+  foreignKeyChecks: number | null;
   /** xact_commit + xact_rollback of the database under test (pg_stat_database). */
   transactions: number;
   /** Round trips made by the clients under test (the service's metric, or the bench's count). */
@@ -42,6 +44,7 @@ export interface OccurrenceCost {
     walRecords: number | null;
     walFullPageImages: number | null;
     statements: number | null;
+    foreignKeyChecks: number | null;
     transactions: number;
     roundTrips: number | null;
     /** Growth of all relations (history + queue + other) per run. */
@@ -79,6 +82,7 @@ export function costBetween(
       walRecords: round(per(diff(start.walRecords, end.walRecords))),
       walFullPageImages: round(per(diff(start.walFullPageImages, end.walFullPageImages)), 3),
       statements: round(per(diff(start.statements, end.statements))),
+      foreignKeyChecks: round(per(diff(start.foreignKeyChecks, end.foreignKeyChecks))),
       transactions: zero(round(per(end.transactions - start.transactions))),
       roundTrips: round(per(diff(start.roundTrips, end.roundTrips))),
       relationBytes: zero(

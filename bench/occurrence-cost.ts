@@ -32,10 +32,23 @@ const WAL = `
 const TRANSACTIONS = `
   SELECT (xact_commit + xact_rollback)::float8 AS n FROM pg_stat_database WHERE datname = $1`;
 
+/**
+ * Statements of the database under test, split: what clients sent, and the foreign-key checks
+ * Postgres runs itself for every inserted or updated referencing row (RI trigger queries, which
+ * pg_stat_statements lists as top-level statements of their own).
+ */
 const STATEMENTS = `
-  SELECT coalesce(sum(calls), 0)::float8 AS n
+  SELECT coalesce(sum(calls) FILTER (WHERE NOT fk), 0)::float8 AS n,
+         coalesce(sum(calls) FILTER (WHERE fk), 0)::float8 AS fk
+    FROM (SELECT calls, query LIKE 'SELECT $_ FROM ONLY % FOR KEY SHARE OF x' AS fk
+            FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+           WHERE d.datname = $1) q`;
+
+/** With BENCH_COST_DEBUG set: the statements called most often (cumulative), to see where they go. */
+const TOP_STATEMENTS = `
+  SELECT calls::float8 AS calls, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS query
     FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
-   WHERE d.datname = $1`;
+   WHERE d.datname = $1 ORDER BY calls DESC LIMIT 8`;
 
 /** Where the round trips of the clients under test come from at a reading. */
 export type RoundTripSource = () => Promise<number | null>;
@@ -79,18 +92,25 @@ export class OccurrenceCostMeter {
     const db = new Client({ connectionString: this.database.url });
     await Promise.all([admin.connect(), db.connect()]);
     try {
-      const [wal, xacts, statements, sizes, roundTrips] = await Promise.all([
-        admin.query<{ lsn: number; records: number | null; fpi: number | null }>(WAL),
-        admin.query<{ n: number }>(TRANSACTIONS, [this.database.name]),
-        this.pg.statementStats
-          ? admin.query<{ n: number }>(STATEMENTS, [this.database.name])
-          : Promise.resolve(null),
-        db.query<{ grp: 'history' | 'queue' | 'other'; bytes: number }>(RELATION_BYTES, [
-          PGBOSS_SCHEMA,
-          HISTORY_TABLES,
-        ]),
-        this.roundTrips(),
-      ]);
+      // One query at a time per client (pg deprecates overlapping queries on one connection).
+      const wal = await admin.query<{ lsn: number; records: number | null; fpi: number | null }>(
+        WAL,
+      );
+      const xacts = await admin.query<{ n: number }>(TRANSACTIONS, [this.database.name]);
+      const statements = this.pg.statementStats
+        ? await admin.query<{ n: number; fk: number }>(STATEMENTS, [this.database.name])
+        : null;
+      if (this.pg.statementStats && process.env.BENCH_COST_DEBUG) {
+        const top = await admin.query<{ calls: number; query: string }>(TOP_STATEMENTS, [
+          this.database.name,
+        ]);
+        for (const t of top.rows) console.log(`    ${t.calls} × ${t.query}`);
+      }
+      const sizes = await db.query<{ grp: 'history' | 'queue' | 'other'; bytes: number }>(
+        RELATION_BYTES,
+        [PGBOSS_SCHEMA, HISTORY_TABLES],
+      );
+      const roundTrips = await this.roundTrips();
       const bytes = { history: 0, queue: 0, other: 0 };
       for (const row of sizes.rows) bytes[row.grp] += row.bytes;
       return {
@@ -101,6 +121,7 @@ export class OccurrenceCostMeter {
         walRecords: wal.rows[0].records,
         walFullPageImages: wal.rows[0].fpi,
         statements: statements ? statements.rows[0].n : null,
+        foreignKeyChecks: statements ? statements.rows[0].fk : null,
         transactions: xacts.rows[0]?.n ?? 0,
         roundTrips,
         relationBytes: bytes,
@@ -146,7 +167,7 @@ export function describeCost(cost: OccurrenceCost): string {
   return (
     `cost per run over ${cost.runs} runs (${cost.seconds} s): Postgres CPU ${v(p.postgresCpuMs, ' ms')}, ` +
     `WAL ${v(p.walBytes, ' B')} (${v(p.walRecords)} records, ${v(p.walFullPageImages)} FPI), ` +
-    `${v(p.statements)} statements, ${v(p.transactions)} transactions, ${v(p.roundTrips)} round trips, ` +
+    `${v(p.statements)} statements (+${v(p.foreignKeyChecks)} FK checks), ${v(p.transactions)} transactions, ${v(p.roundTrips)} round trips, ` +
     `+${v(p.relationBytes, ' B')} relations (history ${v(p.historyBytes)}, queue ${v(p.queueBytes)}, ` +
     `other ${v(p.otherBytes)}), service CPU ${v(p.serviceCpuMs, ' ms')}`
   );
