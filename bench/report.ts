@@ -4,6 +4,7 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { ScenarioResult, TargetCheck } from './context';
 import { renderCost } from './cost-report';
+import { renderSoak, soakChecks } from './soak-report';
 
 export interface Machine {
   nproc: number;
@@ -130,6 +131,7 @@ export function checkTargets(results: readonly ScenarioResult[]): TargetCheck[] 
   }
   checks.push(...noisyChecks(results));
   checks.push(...createChecks(results));
+  checks.push(...soakChecks(results));
   const ceiling = results.find((r) => r.scenario === 'ceiling');
   const best = oursBest(results);
   if (ceiling && best) {
@@ -398,6 +400,7 @@ export function renderMarkdown(
           : ''),
     );
   }
+  lines.push(...renderSoak(results));
   lines.push(...renderCost(results));
   if (checks.length > 0) {
     lines.push('', '| target | result | measured |', '|---|---|---|');
