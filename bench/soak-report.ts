@@ -23,7 +23,7 @@ export function soakChecks(results: readonly ScenarioResult[]): TargetCheck[] {
         : 'too few samples',
     });
     checks.push({
-      target: `${r.label}: p99 lag of the last steady interval ≤ 1.2 × the first`,
+      target: `${r.label}: p99 lag of the last steady interval ≤ 1.2 × the first after warm-up`,
       pass: lag.pass,
       measured: `${ms(lag.last)} vs ${ms(lag.first)} (${pct(lag.change)})`,
     });
