@@ -1,4 +1,4 @@
-import { NOISY_PHASES, type BenchFlags, type NoisyPhase } from './context';
+import { NOISY_PHASES, type BenchFlags, type NoisyPhase, type SoakFlags } from './context';
 
 export const SCENARIOS = [
   'steady',
@@ -9,6 +9,7 @@ export const SCENARIOS = [
   'peers',
   'ceiling',
   'creates',
+  'soak',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
@@ -37,7 +38,12 @@ Scenarios (default: ${DEFAULT_SET.join(' ')}, steady shortened to ${DEFAULT_SET_
   ceiling    the same per-occurrence database work as bare batched SQL
   creates    POST /schedules from --create-clients for an empty tenant and one with --schedules,
              then POST /schedules/batch of 1,000 items
-  all        every scenario above with its full defaults (about 18 minutes on 2 cores)
+  soak       --soak-rate cron runs/s with history partitions of --partition-minutes kept
+             --retention-minutes: a steady phase (--soak-seconds), then a REPEATABLE READ
+             transaction held open on another connection (--hold-seconds), then --recovery-seconds;
+             a line per --soak-interval with sizes, dead tuples, autovacuum, lag (about 14 min;
+             in \`all\` a short form of about 5 min: 210 + 30 + 60 s, 1-minute retention)
+  all        every scenario above with its full defaults, soak shortened (about 25 minutes)
 
 Flags:
   --rate 200,1000         steady rates (occurrences/s)          --seconds 60   steady window
@@ -57,6 +63,9 @@ Flags:
   --many-tenants 1000     noisy many: small tenants             --many-runs 2 (quiet runs each)
   --fair-runs 3000        noisy fair: runs per flooding tenant   --fair-target-ms 20 (per call)
   --reserved-flood 4000   noisy reserved: the saturating flood's runs
+  --soak-rate 150         soak: occurrences/s                   --soak-interval 30 (s)
+  --soak-seconds 540      soak: steady phase   --hold-seconds 120   --recovery-seconds 120
+  --partition-minutes 1   --retention-minutes 3   --maintenance-ms 5000   (soak's history knobs)
 
 Runs against DATABASE_URL when set, else an embedded PostgreSQL in a temp directory; every
 scenario gets a fresh database. Results: bench/results/<timestamp>.json and .md.`;
@@ -103,6 +112,14 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     'fair-runs',
     'fair-target-ms',
     'reserved-flood',
+    'soak-rate',
+    'soak-seconds',
+    'hold-seconds',
+    'recovery-seconds',
+    'soak-interval',
+    'partition-minutes',
+    'retention-minutes',
+    'maintenance-ms',
   ]);
   for (const name of values.keys()) if (!known.has(name)) throw new Error(`unknown flag --${name}`);
 
@@ -152,7 +169,26 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       fairRuns: one('fair-runs', 3000),
       fairTargetMs: one('fair-target-ms', 20),
       reservedFlood: one('reserved-flood', 4000),
+      soak: soakFlags(one, named.includes('all')),
     },
+  };
+}
+
+/**
+ * Soak defaults: about 14 minutes alone (9 min steady with 3-minute retention, so several
+ * partitions are dropped and the middle third already holds a full retention period); in \`all\`
+ * 3.5 min steady with 1-minute retention, 30 s held and the 60 s autovacuum needs to come back.
+ */
+function soakFlags(one: (name: string, fallback: number) => number, short: boolean): SoakFlags {
+  return {
+    rate: one('soak-rate', 150),
+    steadySeconds: one('soak-seconds', short ? 210 : 540),
+    holdSeconds: one('hold-seconds', short ? 30 : 120),
+    recoverySeconds: one('recovery-seconds', short ? 60 : 120),
+    intervalSeconds: one('soak-interval', short ? 15 : 30),
+    partitionMinutes: one('partition-minutes', 1),
+    retentionMinutes: one('retention-minutes', short ? 1 : 3),
+    maintenanceMs: one('maintenance-ms', short ? 2000 : 5000),
   };
 }
 

@@ -47,6 +47,23 @@ export interface BenchFlags {
   fairTargetMs: number;
   /** Noisy, reserved-capacity phase: the normal-priority flood that saturates the fleet. */
   reservedFlood: number;
+  /** Soak: the steady load, its phases and the history knobs passed to the service. */
+  soak: SoakFlags;
+}
+
+export interface SoakFlags {
+  /** Occurrences per second (cron schedules only, so the schedules table stays constant). */
+  rate: number;
+  /** Length of the plain steady phase, then of the held REPEATABLE READ transaction, then of the recovery, seconds. */
+  steadySeconds: number;
+  holdSeconds: number;
+  recoverySeconds: number;
+  /** A progress line and a sample every this many seconds (also the lag judging interval). */
+  intervalSeconds: number;
+  /** HISTORY_PARTITION_MINUTES, HISTORY_RETENTION_OVERRIDE_MINUTES, HISTORY_MAINTENANCE_INTERVAL_MS. */
+  partitionMinutes: number;
+  retentionMinutes: number;
+  maintenanceMs: number;
 }
 
 /** The noisy scenario's phases, in the order they run. */

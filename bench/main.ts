@@ -10,6 +10,7 @@ import { runPeers } from './scenarios/peers';
 import { runNoisy } from './scenarios/noisy';
 import { runReplicas } from './scenarios/replicas';
 import { runScale } from './scenarios/scale';
+import { runSoak } from './scenarios/soak';
 import { runSteady } from './scenarios/steady';
 import { SERVICE_MAIN } from './service';
 import { Sink } from './sink';
@@ -23,6 +24,7 @@ const RUNNERS: Record<ScenarioName, (ctx: BenchContext) => Promise<ScenarioResul
   peers: runPeers,
   ceiling: runCeiling,
   creates: runCreates,
+  soak: runSoak,
 };
 
 /**
@@ -97,7 +99,7 @@ async function main(): Promise<number> {
   console.log(`\nresults: ${files.json}\n         ${files.md}`);
   if (args.scenarios.length < SCENARIOS.length) {
     console.log(
-      'full set: npm run bench -- all   (or: steady --seconds 60, burst --big, scale, replicas, peers, ceiling, creates)',
+      'full set: npm run bench -- all   (or: steady --seconds 60, burst --big, scale, replicas, peers, ceiling, creates, soak)',
     );
   }
   return failures.length > 0 ? 1 : 0;

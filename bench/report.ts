@@ -3,6 +3,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { ScenarioResult, TargetCheck } from './context';
+import { renderCost } from './cost-report';
+import { renderSoak, soakChecks } from './soak-report';
 
 export interface Machine {
   nproc: number;
@@ -129,6 +131,7 @@ export function checkTargets(results: readonly ScenarioResult[]): TargetCheck[] 
   }
   checks.push(...noisyChecks(results));
   checks.push(...createChecks(results));
+  checks.push(...soakChecks(results));
   const ceiling = results.find((r) => r.scenario === 'ceiling');
   const best = oursBest(results);
   if (ceiling && best) {
@@ -397,6 +400,8 @@ export function renderMarkdown(
           : ''),
     );
   }
+  lines.push(...renderSoak(results));
+  lines.push(...renderCost(results));
   if (checks.length > 0) {
     lines.push('', '| target | result | measured |', '|---|---|---|');
     for (const c of checks)

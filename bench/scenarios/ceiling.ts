@@ -2,6 +2,7 @@ import { Client } from 'pg';
 import { PgBoss } from 'pg-boss';
 import { PGBOSS_SCHEMA, RUNS_QUEUE } from '../../src/queue';
 import type { BenchContext, ScenarioResult } from '../context';
+import { describeCost, OccurrenceCostMeter } from '../occurrence-cost';
 import { ResourceMeter } from '../resources';
 
 const BATCH = 500;
@@ -22,21 +23,30 @@ export async function runCeiling(ctx: BenchContext): Promise<ScenarioResult[]> {
     const { tenantId, scheduleId } = await prepare(db.url);
     const levels: Array<{ concurrency: number; perSecond: number }> = [];
     const meter = new ResourceMeter(ctx.pg.postmasterPid);
+    const traffic = { roundTrips: 0 };
+    const costMeter = new OccurrenceCostMeter(ctx.pg, db, () =>
+      Promise.resolve(traffic.roundTrips),
+    );
     meter.start([]);
+    await costMeter.start();
+    let runs = 0;
     for (const concurrency of CONCURRENCY_LEVELS) {
       const deadline = Date.now() + ctx.flags.ceilingSeconds * 1000;
       const started = performance.now();
       const counts = await Promise.all(
         Array.from({ length: concurrency }, (_, lane) =>
-          loop(db.url, { tenantId, scheduleId, lane: lane + concurrency * 10, deadline }),
+          loop(db.url, { tenantId, scheduleId, lane: lane + concurrency * 10, deadline }, traffic),
         ),
       );
+      runs += counts.reduce((a, b) => a + b, 0);
       const seconds = (performance.now() - started) / 1000;
       const perSecond = Math.round(counts.reduce((a, b) => a + b, 0) / seconds);
       levels.push({ concurrency, perSecond });
       console.log(`  ${concurrency} loop(s): ${perSecond} occurrences/s`);
     }
     const resources = meter.stop();
+    const cost = await costMeter.stop(runs, null);
+    console.log(`  ${describeCost(cost)}`);
     const best = Math.max(...levels.map((l) => l.perSecond));
     return [
       {
@@ -46,7 +56,7 @@ export async function runCeiling(ctx: BenchContext): Promise<ScenarioResult[]> {
         params: { batch: BATCH, levels: CONCURRENCY_LEVELS, seconds: ctx.flags.ceilingSeconds },
         delivery: null,
         resources,
-        extra: { ceilingPerSecond: best, levels },
+        extra: { ceilingPerSecond: best, levels, cost },
         notes: [],
       },
     ];
@@ -141,8 +151,11 @@ const COMPLETE_JOBS = `
 async function loop(
   url: string,
   o: { tenantId: string; scheduleId: string; lane: number; deadline: number },
+  traffic: { roundTrips: number },
 ): Promise<number> {
   const client = new Client({ connectionString: url });
+  // Counted as the service counts its own (dueline_db_round_trips_total): one per ReadyForQuery.
+  client.connection.on('readyForQuery', () => traffic.roundTrips++);
   await client.connect();
   let done = 0;
   let seq = o.lane * 1_000_000_000;

@@ -3,6 +3,12 @@ import { ledgerCheck } from '../ledger-check';
 import { describeStages, stageLags } from '../stages';
 import type { BenchContext, ScenarioResult } from '../context';
 import { observe } from '../observe';
+import {
+  describeCost,
+  OccurrenceCostMeter,
+  runsDeliveredBetween,
+  serviceRoundTrips,
+} from '../occurrence-cost';
 import type { BenchDatabase } from '../postgres';
 import { DEFAULT_STEADY, SteadyWorkload, sleepUntil } from '../workload';
 import { ReplicaSpec, World } from '../world';
@@ -85,6 +91,13 @@ export async function steadyRun(ctx: BenchContext, o: SteadyRunOptions): Promise
     const judged = { from: windowStart + warmupMs + EDGE_MS, to: windowEnd - EDGE_MS };
     await sleepUntil(windowStart);
     world.startMeter();
+    const costMeter = new OccurrenceCostMeter(
+      ctx.pg,
+      world.db,
+      serviceRoundTrips(() => world.services.map((s) => s.url)),
+    );
+    const meteredFrom = performance.timeOrigin + performance.now();
+    await costMeter.start();
     const { drainedMs } = await observe({
       label: o.label,
       sink,
@@ -100,6 +113,11 @@ export async function steadyRun(ctx: BenchContext, o: SteadyRunOptions): Promise
     await feeding;
     const resources = world.meter.stop();
     const receipts = sink.all().filter((r) => r.system === 'ours');
+    const cost = await costMeter.stop(
+      runsDeliveredBetween(receipts, meteredFrom, performance.timeOrigin + performance.now()),
+      resources.service.cpuSeconds,
+    );
+    console.log(`  ${describeCost(cost)}`);
     const expected = workload.expected(judged.from, judged.to);
     const verdict = await ledgerCheck(world.db.url, undeliveredOf(receipts, expected), (e) =>
       receivedCheck(sink.all())(e),
@@ -140,6 +158,7 @@ export async function steadyRun(ctx: BenchContext, o: SteadyRunOptions): Promise
       delivery,
       resources,
       extra: {
+        cost,
         seedSeconds: Math.round(seedSeconds * 10) / 10,
         stages,
         drainedMs,

@@ -18,6 +18,7 @@ export {
 export { runMigrations, type ForeignSchema, type MigrationResult } from './migrate';
 export { PrimaryClient, primaryPoolOptions, primarySocket } from './primary-client';
 export { NoWritableHostError, PrimaryLocator, ReadOnlyServerError } from './primary-locator';
+export { databaseRoundTrips } from './round-trips';
 export { SqlRunner, type Row } from './sql-runner';
 export type { Tx } from './transaction';
 export { Transactions } from './transactions';

@@ -8,6 +8,7 @@ import {
   type ProbeResult,
 } from './primary-locator';
 import { PREPARE_WRITE_SESSION, SESSION_IS_WRITABLE } from './primary.sql';
+import { countRoundTrip } from './round-trips';
 
 /** The pg options every dueline connection is made with: the locator travels with them. */
 export interface PrimaryClientConfig extends ClientConfig {
@@ -27,6 +28,8 @@ export class PrimaryClient extends Client {
     // `stream` is for clients that cannot be a PrimaryClient (see primarySocket).
     super({ ...config, stream: undefined });
     this.locator = config.primaryLocator;
+    // ReadyForQuery ends every round trip (simple query or extended-protocol Sync).
+    this.connection.on('readyForQuery', countRoundTrip);
   }
 
   override connect(): Promise<Client>;

@@ -19,6 +19,11 @@ export interface EmbeddedPostgresOptions {
   log: (message: string) => void;
   /** Fixed port; by default a free one is chosen at every start. */
   port?: number;
+  /**
+   * Extra server settings (`-c name=value`), e.g. the benchmark's
+   * `shared_preload_libraries=pg_stat_statements` (the package ships the module).
+   */
+  settings?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -46,7 +51,16 @@ export async function startEmbeddedPostgres(
     persistent: true,
     createPostgresUser: runningAsRoot,
     // TCP on loopback only; no Unix socket, so nothing is needed from /var/run/postgresql.
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    postgresFlags: [
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => [
+        '-c',
+        `${name}=${value}`,
+      ]),
+    ],
     onLog: (message) => options.log(message.trim()),
     onError: (error) => options.log(String(error)),
   });

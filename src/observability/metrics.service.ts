@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { databaseRoundTrips } from '../database';
 
 /**
  * One Prometheus registry per application instance (not prom-client's global one), so several
@@ -23,6 +24,17 @@ export class MetricsService {
     help: '1 for each role (api, poller, relay, worker) running in this process',
     labelNames: ['role'] as const,
     registers: [this.registry],
+  });
+
+  /** Read at scrape time from the database module's process-wide count. */
+  readonly dbRoundTrips = new Counter({
+    name: 'dueline_db_round_trips_total',
+    help: 'Round trips this process made to Postgres (queries and extended-protocol syncs, all pools)',
+    registers: [this.registry],
+    collect() {
+      this.reset();
+      this.inc(databaseRoundTrips());
+    },
   });
 
   constructor() {

@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { createServer } from 'node:net';
 import {
+  databaseRoundTrips,
   NoWritableHostError,
   PrimaryClient,
   primaryLocatorFor,
@@ -49,6 +50,16 @@ describe('PrimaryClient', () => {
     } finally {
       await admin.query(`ALTER DATABASE ${database.name} RESET synchronous_commit`);
     }
+  });
+
+  it('counts one round trip per query, simple or extended, for the cost meter', async () => {
+    const { client } = await connect();
+    const before = databaseRoundTrips();
+    await client.query('SELECT 1');
+    await client.query('SELECT $1::int AS n', [2]);
+    await client.query({ name: 'round-trip-probe', text: 'SELECT $1::int AS n', values: [3] });
+    expect(databaseRoundTrips() - before).toBe(3);
+    await client.end();
   });
 
   it('gives a client it cannot build (pg-boss LISTEN) a socket to the primary, whatever its URL says', async () => {
