@@ -2,6 +2,7 @@ import {
   LoadProjections,
   LoadWindow,
   projectLoad,
+  type LoadContribution,
   type LoadSource,
 } from '../../../src/load-profile';
 
@@ -144,7 +145,7 @@ describe('LoadWindow', () => {
       new Array(1440).fill(0),
       new Array(1440).fill(0),
     );
-    const old = { period: 'hour', slots: [15], runs: 3 } as const;
+    const old: LoadContribution = { period: 'hour', slots: [15], runs: 3 };
     w.add(old);
     w.add({ period: 'day', slots: [620], runs: 1 }); // 10:20 UTC, index 13
     // Moving the 3 runs from :15 to :20 lands on the daily run at 10:20: 4 fits, 5 does not.
