@@ -578,8 +578,8 @@ export const CLAIM_RUNS = `
               o.target_id AS counted_target_id,
               coalesce(o.idempotency_key, o.id) AS idempotency_key
   ), attempts AS (
-    INSERT INTO attempts (run_id, attempt_no, tenant_id, worker_id, fencing_token)
-    SELECT c.id, c.attempt_count, c.tenant_id, $3, c.fencing_token FROM claimed c
+    INSERT INTO attempts (run_id, attempt_no, tenant_id, worker_id, fencing_token, scheduled_at)
+    SELECT c.id, c.attempt_count, c.tenant_id, $3, c.fencing_token, c.scheduled_at FROM claimed c
   ), spent AS (${spendTokens('(SELECT tenant_id FROM claimed WHERE NOT admitted) unadmitted_claims')}
   ), target_spent AS (${spendTargetTokens(
     '(SELECT counted_target_id AS target_id FROM claimed WHERE NOT admitted) unadmitted_target_claims',
