@@ -124,8 +124,14 @@ async function addRunLinks(queryRunner: QueryRunner): Promise<void> {
 }
 
 const RUN_INDEXES: ReadonlyArray<readonly [string, string]> = [
-  ['occurrences_active_by_schedule_idx', `("schedule_id") WHERE state IN ('QUEUED', 'RUNNING', 'RETRY_WAIT')`],
-  ['occurrences_admitted_by_tenant_idx', `("tenant_id") WHERE state = 'QUEUED' AND admitted_at IS NOT NULL`],
+  [
+    'occurrences_active_by_schedule_idx',
+    `("schedule_id") WHERE state IN ('QUEUED', 'RUNNING', 'RETRY_WAIT')`,
+  ],
+  [
+    'occurrences_admitted_by_tenant_idx',
+    `("tenant_id") WHERE state = 'QUEUED' AND admitted_at IS NOT NULL`,
+  ],
   ['occurrences_failed_recent_idx', `("finished_at") WHERE state IN ('FAILED', 'UNKNOWN')`],
   ['occurrences_history_idx', `("schedule_id", "scheduled_at", "id")`],
   [

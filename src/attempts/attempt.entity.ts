@@ -13,7 +13,11 @@ export class AttemptEntity {
 
   @ManyToOne(() => OccurrenceEntity, { onDelete: 'CASCADE' })
   @JoinColumn([
-    { name: 'run_id', referencedColumnName: 'id', foreignKeyConstraintName: 'attempts_run_id_fkey' },
+    {
+      name: 'run_id',
+      referencedColumnName: 'id',
+      foreignKeyConstraintName: 'attempts_run_id_fkey',
+    },
     {
       name: 'scheduled_at',
       referencedColumnName: 'scheduledAt',
