@@ -16,6 +16,7 @@ import { AttemptResponses1796220000000 } from './1796220000000-AttemptResponses'
 import { TargetAuth1796230000000 } from './1796230000000-TargetAuth';
 import { RunTraces1796240000000 } from './1796240000000-RunTraces';
 import { TargetFlowControl1796500000000 } from './1796500000000-TargetFlowControl';
+import { PartitionedHistory1796600000000 } from './1796600000000-PartitionedHistory';
 import type { SecretKeyring } from '../src/secrets';
 import { RicherSchedules1796300000000 } from './1796300000000-RicherSchedules';
 import { ScheduleRevisions1796300000001 } from './1796300000001-ScheduleRevisions';
@@ -48,6 +49,7 @@ export const MIGRATIONS = [
   Backfills1796300000003,
   AutoPause1796300000004,
   TargetFlowControl1796500000000,
+  PartitionedHistory1796600000000,
 ];
 
 /** MIGRATIONS with the keyring that the data migrations seal secrets under. */

@@ -131,9 +131,9 @@ const CLAIM = `
            attempt_count = o.attempt_count + 1, lease_until = now() + interval '30 seconds',
            worker_id = $2, updated_at = now()
      WHERE o.id = ANY($1::uuid[]) AND o.state = 'QUEUED' AND now() >= o.scheduled_at
-    RETURNING o.id, o.tenant_id, o.fencing_token, o.attempt_count)
-  INSERT INTO attempts (run_id, attempt_no, tenant_id, worker_id, fencing_token)
-  SELECT id, attempt_count, tenant_id, $2, fencing_token FROM claimed`;
+    RETURNING o.id, o.tenant_id, o.fencing_token, o.attempt_count, o.scheduled_at)
+  INSERT INTO attempts (run_id, attempt_no, tenant_id, worker_id, fencing_token, scheduled_at)
+  SELECT id, attempt_count, tenant_id, $2, fencing_token, scheduled_at FROM claimed`;
 
 const COMPLETE_RUNS = `
   UPDATE occurrences SET state = 'SUCCEEDED', lease_until = NULL, finished_at = now(),

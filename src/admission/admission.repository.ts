@@ -71,6 +71,7 @@ export interface TenantListRound {
 /** ClaimDiagnosis with what acting on the refusal needs. */
 export interface ClaimDiagnosisRecord extends ClaimDiagnosis {
   scheduleId: string;
+  scheduledAt: Date;
   reason: RunReason | null;
   reasonDetail: string | null;
   dueAt: Date;
@@ -125,6 +126,7 @@ export class AdmissionRepository {
         leaseMs,
         CONCURRENT_POLICIES,
         admittedOnly,
+        runs.every((r) => r.scheduledAt) ? runs.map((r) => r.scheduledAt) : null,
       ],
       tx,
     );
@@ -206,11 +208,12 @@ export class AdmissionRepository {
     targetId: string,
     limit: number,
   ): Promise<RunToPublish[]> {
-    const rows = await this.sql.rows<{ id: string; tenant_id: string; priority: number }>(
-      ADMIT_TARGET_WAITING,
-      [tenantId, targetId, limit],
-      tx,
-    );
+    const rows = await this.sql.rows<{
+      id: string;
+      tenant_id: string;
+      priority: number;
+      scheduled_at: Date;
+    }>(ADMIT_TARGET_WAITING, [tenantId, targetId, limit], tx);
     return rows.map(toRunToPublish);
   }
 
@@ -269,6 +272,7 @@ export class AdmissionRepository {
       id: string;
       tenant_id: string;
       priority: number;
+      scheduled_at: Date;
       outcome: 'admitted' | 'waits' | 'ended';
     }>(ADMIT_WAITING, [tenantId, limit, notHighLimit], tx);
     return {
@@ -322,6 +326,7 @@ export class AdmissionRepository {
       startDeadlinePassed: row.start_deadline_passed as boolean,
       notDue: row.not_due as boolean,
       dueAt: row.due_at as Date,
+      scheduledAt: row.scheduled_at as Date,
       scheduleCancelled: row.schedule_cancelled as boolean,
       cancelRequested: row.cancel_requested as boolean,
       attemptsExhausted: row.attempts_exhausted as boolean,
@@ -357,8 +362,18 @@ export class AdmissionRepository {
   }
 }
 
-function toRunToPublish(r: { id: string; tenant_id: string; priority: number }): RunToPublish {
-  return { runId: r.id, tenantId: r.tenant_id, priority: priorityOfRank(r.priority) };
+function toRunToPublish(r: {
+  id: string;
+  tenant_id: string;
+  priority: number;
+  scheduled_at: Date;
+}): RunToPublish {
+  return {
+    runId: r.id,
+    tenantId: r.tenant_id,
+    scheduledAt: r.scheduled_at,
+    priority: priorityOfRank(r.priority),
+  };
 }
 
 function toClaim(row: Row): Claim {

@@ -305,7 +305,7 @@ export class AdmissionService {
       const delay = Math.max(1, Math.ceil(inMs));
       await this.jobs.publish(
         tx,
-        [{ ...run, priority: d.priority }],
+        [{ ...run, scheduledAt: d.scheduledAt, priority: d.priority }],
         new Date(d.dbNow.getTime() + delay),
       );
       return refused(delay);

@@ -359,11 +359,11 @@ export const ADMIT_TARGET_WAITING = `
        SET admitted_at = now(), reason = NULL, updated_at = now()
       FROM picked p
      WHERE o.id = p.id
-    RETURNING o.id, o.tenant_id, o.priority, o.target_id
+    RETURNING o.id, o.tenant_id, o.priority, o.target_id, o.scheduled_at
   ), spent AS (${spendTokens('admitted')}
   ), target_spent AS (${spendTargetTokens('admitted')}
   )
-  SELECT id, tenant_id, priority FROM admitted`;
+  SELECT id, tenant_id, priority, scheduled_at FROM admitted`;
 
 /**
  * Waiting runs past their start deadline, of any tenant, are SKIPPED (deadline_exceeded): they
@@ -427,26 +427,26 @@ export const ADMIT_WAITING = `
        SET admitted_at = now(), reason = NULL, updated_at = now()
       FROM verdict v
      WHERE o.id = v.id AND v.blocked IS NULL
-    RETURNING o.id, o.tenant_id, o.priority, o.target_id
+    RETURNING o.id, o.tenant_id, o.priority, o.target_id, o.scheduled_at
   ), deferred AS (
     UPDATE occurrences o
        SET reason = v.blocked, updated_at = now()
       FROM verdict v
      WHERE o.id = v.id AND v.blocked IN ('throttled_target', 'target_backoff')
-    RETURNING o.id, o.tenant_id, o.priority
+    RETURNING o.id, o.tenant_id, o.priority, o.scheduled_at
   ), ended AS (
     UPDATE occurrences o
        SET state = 'FAILED', reason = 'target_gone', reason_detail = v.disabled_reason,
            finished_at = now(), updated_at = now()
       FROM verdict v
      WHERE o.id = v.id AND v.blocked = 'target_gone'
-    RETURNING o.id, o.tenant_id, o.priority
+    RETURNING o.id, o.tenant_id, o.priority, o.scheduled_at
   ), spent AS (${spendTokens('admitted')}
   ), target_spent AS (${spendTargetTokens('admitted')}
   )
-  SELECT id, tenant_id, priority, 'admitted' AS outcome FROM admitted
-  UNION ALL SELECT id, tenant_id, priority, 'waits' FROM deferred
-  UNION ALL SELECT id, tenant_id, priority, 'ended' FROM ended`;
+  SELECT id, tenant_id, priority, scheduled_at, 'admitted' AS outcome FROM admitted
+  UNION ALL SELECT id, tenant_id, priority, scheduled_at, 'waits' FROM deferred
+  UNION ALL SELECT id, tenant_id, priority, scheduled_at, 'ended' FROM ended`;
 
 /**
  * One tenant's admission, for its usage report: runs holding permits, and those waiting by
@@ -484,6 +484,15 @@ const RUN_CLAIMABLE = `(o.state = 'QUEUED' OR (o.state = 'RETRY_WAIT' AND o.next
        AND (o.start_deadline IS NULL OR o.attempt_count > 0 OR now() <= o.start_deadline)`;
 
 /**
+ * Partition pruning for a statement about known runs: with their scheduled_at (the partition
+ * key) as an array parameter, the planner keeps only the history partitions holding those
+ * instants (node-postgres sends unnamed statements, planned with the values; a null array folds
+ * the condition away and every partition is searched, as for a lookup by id alone).
+ */
+const IN_PARTITIONS_OF = (o: string, param: string) =>
+  `(${param}::timestamptz[] IS NULL OR ${o}.scheduled_at = ANY(${param}::timestamptz[]))`;
+
+/**
  * The claim, all of it in one statement, for one run or a batch of any tenants' runs. Receipt of
  * a job is not ownership, this is: a run is taken only if RUN_CLAIMABLE holds, and for a
  * schedule whose overlap policy does not allow concurrent runs ($5) only one, none if one is
@@ -510,8 +519,10 @@ const RUN_CLAIMABLE = `(o.state = 'QUEUED' OR (o.state = 'RETRY_WAIT' AND o.next
  * they match the partial indexes on waiting runs, and with statistics that lag a burst the
  * planner scanned every QUEUED run and joined it to the batch (20 ms for 50 runs) rather than
  * looking the batch up by primary key.
+ * The runs' scheduled_at ($7, from their queue jobs) confine the statement to their history
+ * partitions (IN_PARTITIONS_OF); null for a batch with a run whose job predates them.
  * $1 run ids, $2 their tenant ids, $3 worker id, $4 lease ms, $5 concurrent overlap policies,
- * $6 admitted runs only.
+ * $6 admitted runs only, $7 the runs' scheduled_at or null.
  */
 export const CLAIM_RUNS = `
   WITH batch AS (
@@ -525,6 +536,7 @@ export const CLAIM_RUNS = `
       JOIN occurrences o ON o.id = b.run_id AND o.tenant_id = b.tenant_id
       JOIN schedules s ON s.id = o.schedule_id
      WHERE ${RUN_CLAIMABLE}
+       AND ${IN_PARTITIONS_OF('o', '$7')}
        AND NOT EXISTS (SELECT 1 FROM targets tg
                         WHERE tg.id = o.target_id
                           AND (tg.status <> 'active' OR tg.backoff_until > now()))
@@ -545,16 +557,16 @@ export const CLAIM_RUNS = `
       FROM targets tg
      WHERE tg.id IN (SELECT target_id FROM one_per_schedule WHERE NOT admitted)
   ), unadmitted AS (
-    SELECT c.id, c.version, c.tenant_id, c.target_id,
+    SELECT c.id, c.version, c.tenant_id, c.target_id, c.scheduled_at,
            row_number() OVER (PARTITION BY c.tenant_id ORDER BY c.scheduled_at, c.id) AS nth,
            row_number() OVER (PARTITION BY c.target_id ORDER BY c.scheduled_at, c.id)
              AS nth_of_target
       FROM one_per_schedule c
      WHERE NOT c.admitted
   ), chosen AS (
-    SELECT c.id, c.version, c.admitted FROM one_per_schedule c WHERE c.admitted
+    SELECT c.id, c.version, c.scheduled_at, c.admitted FROM one_per_schedule c WHERE c.admitted
     UNION ALL
-    SELECT u.id, u.version, false
+    SELECT u.id, u.version, u.scheduled_at, false
       FROM unadmitted u JOIN free f ON f.tenant_id = u.tenant_id
       LEFT JOIN target_free tf ON tf.target_id = u.target_id
      WHERE u.nth <= least(f.permits, f.tokens)
@@ -573,13 +585,14 @@ export const CLAIM_RUNS = `
            updated_at = now()
       FROM chosen c, schedules s
      WHERE o.id = c.id AND o.xmin = c.version AND s.id = o.schedule_id
+       AND o.scheduled_at = c.scheduled_at AND ${IN_PARTITIONS_OF('o', '$7')}
     RETURNING o.id, o.tenant_id, o.schedule_id, o.fencing_token, o.attempt_count, o.lease_until,
               o.scheduled_at, s.target_id, s.payload, o.priority, c.admitted,
               o.target_id AS counted_target_id,
               coalesce(o.idempotency_key, o.id) AS idempotency_key
   ), attempts AS (
-    INSERT INTO attempts (run_id, attempt_no, tenant_id, worker_id, fencing_token)
-    SELECT c.id, c.attempt_count, c.tenant_id, $3, c.fencing_token FROM claimed c
+    INSERT INTO attempts (run_id, attempt_no, tenant_id, worker_id, fencing_token, scheduled_at)
+    SELECT c.id, c.attempt_count, c.tenant_id, $3, c.fencing_token, c.scheduled_at FROM claimed c
   ), spent AS (${spendTokens('(SELECT tenant_id FROM claimed WHERE NOT admitted) unadmitted_claims')}
   ), target_spent AS (${spendTargetTokens(
     '(SELECT counted_target_id AS target_id FROM claimed WHERE NOT admitted) unadmitted_target_claims',
@@ -595,7 +608,7 @@ export const CLAIM_RUNS = `
  * to an admitted run. $3 concurrent overlap policies.
  */
 export const DIAGNOSE_CLAIM = `
-  SELECT o.state, o.reason, o.reason_detail, o.schedule_id, o.priority,
+  SELECT o.state, o.scheduled_at, o.reason, o.reason_detail, o.schedule_id, o.priority,
          (o.state = 'QUEUED' AND o.admitted_at IS NOT NULL) AS admitted,
          (now() < o.fires_at
            OR (o.state = 'RETRY_WAIT' AND o.next_attempt_at > now())) AS not_due,

@@ -78,4 +78,6 @@ export interface ClaimOptions {
 export interface ClaimRequest {
   runId: string;
   tenantId: string;
+  /** The run's scheduled_at (ISO 8601) when known (its queue job carries it): prunes partitions. */
+  scheduledAt?: string;
 }

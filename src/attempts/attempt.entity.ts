@@ -1,18 +1,41 @@
 import { Column, Entity, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { OccurrenceEntity } from '../occurrences/occurrence.entity';
 
-/** Append-only audit of every attempt at a run. */
+/**
+ * Append-only audit of every attempt at a run. Range-partitioned by its run's `scheduled_at`
+ * like `occurrences` (the layout lives in migration PartitionedHistory), so a run and its
+ * attempts are kept and dropped together.
+ */
 @Entity({ name: 'attempts' })
 export class AttemptEntity {
   @PrimaryColumn({ name: 'run_id', type: 'uuid', primaryKeyConstraintName: 'attempts_pkey' })
   runId: string;
 
   @ManyToOne(() => OccurrenceEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'run_id', foreignKeyConstraintName: 'attempts_run_id_fkey' })
+  @JoinColumn([
+    {
+      name: 'run_id',
+      referencedColumnName: 'id',
+      foreignKeyConstraintName: 'attempts_run_id_fkey',
+    },
+    {
+      name: 'scheduled_at',
+      referencedColumnName: 'scheduledAt',
+      foreignKeyConstraintName: 'attempts_run_id_fkey',
+    },
+  ])
   run?: OccurrenceEntity;
 
   @PrimaryColumn({ name: 'attempt_no', type: 'integer', primaryKeyConstraintName: 'attempts_pkey' })
   attemptNo: number;
+
+  /** Its run's scheduled_at (never changes): the partition key, shared with the run. */
+  @PrimaryColumn({
+    name: 'scheduled_at',
+    type: 'timestamptz',
+    primaryKeyConstraintName: 'attempts_pkey',
+  })
+  scheduledAt: Date;
 
   @Column({ name: 'tenant_id', type: 'uuid' })
   tenantId: string;

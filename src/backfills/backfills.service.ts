@@ -242,6 +242,7 @@ export class BackfillsService {
         .map((r) => ({
           runId: byInstant.get(r.run.scheduledAt.getTime())!.id,
           tenantId: backfill.tenantId,
+          scheduledAt: r.run.scheduledAt,
         })),
     );
     for (const { position, run } of runs) {

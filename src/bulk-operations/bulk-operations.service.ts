@@ -144,7 +144,10 @@ export class BulkOperationsService {
       tx,
       planned
         .filter((p) => p.run.admitted && byOrigin.has(p.originalId))
-        .map((p) => ({ runId: byOrigin.get(p.originalId)!.id, tenantId })),
+        .map((p) => {
+          const row = byOrigin.get(p.originalId)!;
+          return { runId: row.id, tenantId, scheduledAt: row.scheduledAt };
+        }),
     );
     for (const { originalId } of planned) {
       const row = byOrigin.get(originalId);

@@ -146,6 +146,22 @@ export interface RelayConfig {
 }
 
 /**
+ * Run history in time-range partitions (`history/`): the relay's maintenance creates the
+ * partitions ahead and drops those older than the retention.
+ */
+export interface HistoryConfig {
+  /** The width of a new partition (a change applies from the last existing upper bound on). */
+  partitionMinutes: number;
+  /** How many partitions of that width exist ahead of now. */
+  partitionsAhead: number;
+  maintenanceIntervalMs: number;
+  /** No partition younger than this is dropped, whatever the tenants' retention. */
+  retentionFloorDays: number;
+  /** For benchmarks and tests only: replaces every tenant's retention and the floor. */
+  retentionOverrideMinutes: number | null;
+}
+
+/**
  * The whole process configuration, validated once at boot and frozen. Nothing else reads
  * process.env; every knob is documented in .env.example. Tests start the app with overrides.
  */
@@ -176,6 +192,7 @@ export interface AppConfig {
   execution: ExecutionConfig;
   worker: WorkerConfig;
   relay: RelayConfig;
+  history: HistoryConfig;
   admission: AdmissionConfig;
   attemptRecord: AttemptRecordConfig;
   oidc: OidcConfig;
@@ -304,6 +321,16 @@ export function loadConfig(env: Env): AppConfig {
       sweepTenantsPerTick: int('RELAY_SWEEP_TENANTS_PER_TICK', 20, 1, 10_000),
       backfillIntervalMs: int('RELAY_BACKFILL_INTERVAL_MS', 1_000, 10, 600_000),
       autoPauseIntervalMs: int('RELAY_AUTO_PAUSE_INTERVAL_MS', 1_000, 10, 600_000),
+    },
+    history: {
+      partitionMinutes: int('HISTORY_PARTITION_MINUTES', 1440, 1, 44_640),
+      partitionsAhead: int('HISTORY_PARTITIONS_AHEAD', 3, 1, 1000),
+      maintenanceIntervalMs: int('HISTORY_MAINTENANCE_INTERVAL_MS', 60_000, 100, 3_600_000),
+      retentionFloorDays: int('HISTORY_RETENTION_FLOOR_DAYS', 1, 1, 3650),
+      retentionOverrideMinutes:
+        optional(env, 'HISTORY_RETENTION_OVERRIDE_MINUTES') === null
+          ? null
+          : int('HISTORY_RETENTION_OVERRIDE_MINUTES', 0, 1, 5_256_000),
     },
     attemptRecord: {
       responseHeaders: responseHeaders(env),

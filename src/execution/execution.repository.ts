@@ -86,7 +86,12 @@ export class ExecutionRepository {
   async transition(
     tx: Tx,
     transitions: ReadonlyArray<{ fence: RunFence; transition: Transition }>,
-  ): Promise<Map<string, { state: RunState; nextAttemptAt: Date | null; priority: RunPriority }>> {
+  ): Promise<
+    Map<
+      string,
+      { state: RunState; nextAttemptAt: Date | null; priority: RunPriority; scheduledAt: Date }
+    >
+  > {
     const rows = await this.sql.rows(
       TRANSITION_UNDER_FENCE,
       [
@@ -106,6 +111,7 @@ export class ExecutionRepository {
           state: row.state as RunState,
           nextAttemptAt: row.next_attempt_at as Date | null,
           priority: priorityOfRank(row.priority as number),
+          scheduledAt: row.scheduled_at as Date,
         },
       ]),
     );

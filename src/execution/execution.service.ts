@@ -182,7 +182,12 @@ export class ExecutionService {
       if (!row) throw new Error(`run ${run.runId} left its fence while locked`);
       if (row.state === 'RETRY_WAIT' && row.nextAttemptAt) {
         retries.push({
-          job: { runId: run.runId, tenantId: run.tenantId, priority: row.priority },
+          job: {
+            runId: run.runId,
+            tenantId: run.tenantId,
+            scheduledAt: row.scheduledAt,
+            priority: row.priority,
+          },
           startAfter: row.nextAttemptAt,
         });
       } else {

@@ -80,7 +80,7 @@ export const TRANSITION_UNDER_FENCE = `
     FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::int[])
          AS t(id, fencing_token, state, reason, reason_detail, retry_delay_ms)
    WHERE o.id = t.id AND o.fencing_token = t.fencing_token AND o.state = 'RUNNING'
-  RETURNING o.id, o.state, o.next_attempt_at, o.priority`;
+  RETURNING o.id, o.state, o.next_attempt_at, o.priority, o.scheduled_at`;
 
 /** Sweeper, step one: the tenants with expired leases, oldest expiry first (bounded). */
 export const TENANTS_WITH_EXPIRED_LEASES = `

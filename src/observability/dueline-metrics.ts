@@ -26,6 +26,9 @@ export class DuelineMetrics {
   readonly clockSkew: Gauge;
   readonly republished: Counter;
   readonly outboxAge: Gauge;
+  readonly historyPartitionsCreated: Counter;
+  readonly historyPartitionsDropped: Counter;
+  readonly historyPartitionsWaiting: Gauge;
   readonly admittedFromWaiting: Counter;
   readonly waitingRuns: Gauge<'reason'>;
   readonly oldestWaiting: Gauge;
@@ -108,6 +111,18 @@ export class DuelineMetrics {
     this.outboxAge = gauge(
       'dueline_outbox_age_seconds',
       'Age of the oldest run that is ready to start but has not started',
+    );
+    this.historyPartitionsCreated = counter(
+      'dueline_history_partitions_created_total',
+      'History partitions (runs with their attempts) created ahead by the maintenance',
+    );
+    this.historyPartitionsDropped = counter(
+      'dueline_history_partitions_dropped_total',
+      'History partitions detached and dropped after the retention',
+    );
+    this.historyPartitionsWaiting = gauge(
+      'dueline_history_partitions_waiting',
+      'History partitions past the retention kept because they hold QUEUED, RUNNING or RETRY_WAIT runs',
     );
     this.admittedFromWaiting = counter(
       'dueline_admission_admitted_total',

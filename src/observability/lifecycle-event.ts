@@ -57,4 +57,6 @@ export type LifecycleEvent =
   | { kind: 'target.backoff'; tenantId: string; targetId: string; seconds: number }
   /** A target answered 410 Gone and is disabled. */
   | { kind: 'target.disabled'; tenantId: string; targetId: string }
-  | { kind: 'outbox.age'; seconds: number };
+  | { kind: 'outbox.age'; seconds: number }
+  /** A history maintenance round: partitions created, dropped, and expired ones kept (live runs). */
+  | { kind: 'history.maintained'; created: number; dropped: number; waiting: number };

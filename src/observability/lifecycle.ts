@@ -92,6 +92,17 @@ export class Lifecycle {
       case 'outbox.age':
         m.outboxAge.set(event.seconds);
         return;
+      case 'history.maintained':
+        m.historyPartitionsCreated.inc(event.created);
+        m.historyPartitionsDropped.inc(event.dropped);
+        m.historyPartitionsWaiting.set(event.waiting);
+        if (event.created || event.dropped) {
+          this.logger.log(
+            { created: event.created, dropped: event.dropped, waiting: event.waiting },
+            'history partitions maintained',
+          );
+        }
+        return;
       case 'runs.admitted':
         m.admittedFromWaiting.inc(event.count);
         return;

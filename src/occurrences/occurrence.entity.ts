@@ -5,6 +5,7 @@ import {
   Index,
   JoinColumn,
   ManyToOne,
+  PrimaryColumn,
   PrimaryGeneratedColumn,
   Unique,
 } from 'typeorm';
@@ -15,6 +16,11 @@ import { TenantEntity } from '../tenants/tenant.entity';
 /**
  * An occurrence (a run): one row per (schedule, revision, due instant), created once by a
  * unique insert. Its state changes only under the current fencing token.
+ *
+ * The table is range-partitioned by `scheduled_at` (migration PartitionedHistory; TypeORM
+ * cannot declare partitioning, so the layout lives only in the migration and the partitions are
+ * created and dropped by `history/`). That is why the key is (id, scheduled_at): every unique
+ * index of a partitioned table contains its partition key.
  */
 @Entity({ name: 'occurrences' })
 @Check(
@@ -86,8 +92,15 @@ export class OccurrenceEntity {
   @Column({ name: 'target_id', type: 'uuid', nullable: true })
   targetId: string | null;
 
-  /** The nominal due instant (UTC); with the schedule and revision, the run's identity. */
-  @Column({ name: 'scheduled_at', type: 'timestamptz' })
+  /**
+   * The nominal due instant (UTC); with the schedule and revision, the run's identity. Also the
+   * partition key (and so part of the primary key): it never changes.
+   */
+  @PrimaryColumn({
+    name: 'scheduled_at',
+    type: 'timestamptz',
+    primaryKeyConstraintName: 'occurrences_pkey',
+  })
   scheduledAt: Date;
 
   /** The same instant as local wall time with offset in the schedule's timezone, for audit. */

@@ -23,13 +23,19 @@ export class OverlapRepository {
 
   async nextWaitingRun(tx: Tx, scheduleId: string): Promise<RunToPublish | null> {
     await this.sql.rows(LOCK_SCHEDULE_SHARED, [scheduleId], tx);
-    const [row] = await this.sql.rows<{ id: string; tenant_id: string; priority: number }>(
-      NEXT_WAITING_RUN,
-      [scheduleId, WAITING],
-      tx,
-    );
+    const [row] = await this.sql.rows<{
+      id: string;
+      tenant_id: string;
+      priority: number;
+      scheduled_at: Date;
+    }>(NEXT_WAITING_RUN, [scheduleId, WAITING], tx);
     return row
-      ? { runId: row.id, tenantId: row.tenant_id, priority: priorityOfRank(row.priority) }
+      ? {
+          runId: row.id,
+          tenantId: row.tenant_id,
+          scheduledAt: row.scheduled_at,
+          priority: priorityOfRank(row.priority),
+        }
       : null;
   }
 }

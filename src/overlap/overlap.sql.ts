@@ -22,7 +22,7 @@ export const LOCK_SCHEDULE_SHARED = `SELECT 1 FROM schedules WHERE id = $1 FOR S
 
 /** The hand-over, step two: the oldest run waiting for the schedule's previous one. $2 reason. */
 export const NEXT_WAITING_RUN = `
-  SELECT id, tenant_id, priority
+  SELECT id, tenant_id, priority, scheduled_at
     FROM occurrences
    WHERE schedule_id = $1 AND state = 'QUEUED' AND reason = $2
    ORDER BY scheduled_at, id

@@ -167,7 +167,14 @@ export class DueDispatcher {
       const jobs = inserted.flatMap((row) => {
         const run = byKey.get(`${row.scheduleId}@${row.scheduledAt.getTime()}`);
         return run?.publish
-          ? [{ runId: row.id, tenantId: row.tenantId, priority: run.priority }]
+          ? [
+              {
+                runId: row.id,
+                tenantId: row.tenantId,
+                scheduledAt: row.scheduledAt,
+                priority: run.priority,
+              },
+            ]
           : [];
       });
       await this.admission.admitted(tx, jobs);

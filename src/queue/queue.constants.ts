@@ -21,10 +21,19 @@ export const RUN_QUEUES = [HIGH_RUNS_QUEUE, RUNS_QUEUE] as const;
 export interface RunJob {
   runId: string;
   tenantId: string;
+  /**
+   * The run's scheduled_at (ISO 8601), its history partition's key: the claim looks the run up
+   * in that partition only. Absent on jobs published before runs were partitioned (the claim
+   * then looks in every partition).
+   */
+  scheduledAt?: string;
 }
 
 /** A run to publish, and which queue it goes to. Absent priority: normal. */
-export interface RunToPublish extends RunJob {
+export interface RunToPublish {
+  runId: string;
+  tenantId: string;
+  scheduledAt: Date;
   priority?: RunPriority;
 }
 

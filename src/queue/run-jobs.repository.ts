@@ -32,7 +32,11 @@ export class RunJobsRepository {
     const byQueue = new Map<string, Array<{ data: RunJob; startAfter?: Date }>>();
     for (const { job, startAfter } of jobs) {
       const queue = queueOf(job.priority);
-      const data: RunJob = { runId: job.runId, tenantId: job.tenantId };
+      const data: RunJob = {
+        runId: job.runId,
+        tenantId: job.tenantId,
+        scheduledAt: job.scheduledAt.toISOString(),
+      };
       byQueue.set(queue, [
         ...(byQueue.get(queue) ?? []),
         { data, ...(startAfter ? { startAfter } : {}) },

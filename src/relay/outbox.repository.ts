@@ -18,7 +18,12 @@ export class OutboxRepository {
     tx: Tx,
     options: { minAgeSeconds: number; limit: number; staleActiveSeconds: number },
   ): Promise<RunToPublish[]> {
-    const rows = await this.sql.rows<{ id: string; tenant_id: string; priority: number }>(
+    const rows = await this.sql.rows<{
+      id: string;
+      tenant_id: string;
+      priority: number;
+      scheduled_at: Date;
+    }>(
       FIND_ORPHANED_QUEUED_RUNS,
       [options.minAgeSeconds, options.limit, options.staleActiveSeconds, RUN_QUEUES],
       tx,
@@ -26,6 +31,7 @@ export class OutboxRepository {
     return rows.map((r) => ({
       runId: r.id,
       tenantId: r.tenant_id,
+      scheduledAt: r.scheduled_at,
       priority: priorityOfRank(r.priority),
     }));
   }

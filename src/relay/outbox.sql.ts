@@ -6,7 +6,7 @@
  * claim the run, not the message. Locked SKIP LOCKED so relays share the work. $4 the run queues.
  */
 export const FIND_ORPHANED_QUEUED_RUNS = `
-  SELECT o.id, o.tenant_id, o.priority
+  SELECT o.id, o.tenant_id, o.priority, o.scheduled_at
     FROM occurrences o
    WHERE o.state = 'QUEUED'
      AND o.admitted_at IS NOT NULL

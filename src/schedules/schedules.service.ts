@@ -480,7 +480,12 @@ export class SchedulesService {
     if (!inserted) return null;
     if (run.admitted) {
       await this.admission.admitted(tx, [
-        { runId: inserted.id, tenantId: schedule.tenantId, priority: schedule.priority },
+        {
+          runId: inserted.id,
+          tenantId: schedule.tenantId,
+          scheduledAt: inserted.scheduledAt,
+          priority: schedule.priority,
+        },
       ]);
     }
     return this.occurrences.find(schedule.tenantId, inserted.id, tx);

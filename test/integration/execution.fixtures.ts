@@ -170,7 +170,9 @@ export async function startExecutionWorld(
         if (options.publish) await admission.decideNew(tx, [run]);
         const [inserted] = await t.app.get(OccurrencesService).insert(tx, [run]);
         if (run.admitted) {
-          await admission.admitted(tx, [{ runId: inserted.id, tenantId: schedule.tenant_id }]);
+          await admission.admitted(tx, [
+            { runId: inserted.id, tenantId: schedule.tenant_id, scheduledAt: inserted.scheduledAt },
+          ]);
         }
         return inserted.id;
       });

@@ -136,4 +136,101 @@ describe('migrations', () => {
       await old.drop();
     }
   });
+
+  it('keep runs and attempts partitioned by scheduled_at (the layout the entities cannot state)', async () => {
+    const dataSource = await new DataSource(dataSourceOptions(db.url, SCHEMA, 1)).initialize();
+    try {
+      const rows = await dataSource.query(
+        `SELECT c.relname, pg_get_partkeydef(c.oid) AS key FROM pg_class c
+          WHERE c.relname IN ('occurrences', 'attempts') AND c.relkind = 'p' ORDER BY c.relname`,
+      );
+      expect(rows).toEqual([
+        { relname: 'attempts', key: 'RANGE (scheduled_at)' },
+        { relname: 'occurrences', key: 'RANGE (scheduled_at)' },
+      ]);
+    } finally {
+      await dataSource.destroy();
+    }
+  });
+
+  it('move existing runs and attempts into the partitioned layout without loss, and back (PartitionedHistory)', async () => {
+    const old = await createTestDatabase({ empty: true });
+    try {
+      const before = MIGRATIONS.filter((m) => m.name !== 'PartitionedHistory1796600000000');
+      expect(before).toHaveLength(MIGRATIONS.length - 1);
+      await runMigrations(old.url, { entities: SCHEMA.entities, migrations: before });
+      const dataSource = await new DataSource(dataSourceOptions(old.url, SCHEMA, 1)).initialize();
+      try {
+        const [{ id: tenant }] = await dataSource.query(
+          `INSERT INTO tenants (name, max_active_schedules, dispatch_rate_per_second,
+                                max_concurrent_runs)
+           VALUES ('t', 100, 10, 10) RETURNING id`,
+        );
+        const [{ id: schedule }] = await dataSource.query(
+          `INSERT INTO schedules (tenant_id, name, target_id, status, kind, cron, timezone,
+                                  missed_run_policy, max_catch_up, overlap_policy,
+                                  retry_max_attempts, retry_initial_delay_ms,
+                                  retry_max_delay_ms, retry_deadline_seconds)
+           VALUES ($1, 's', gen_random_uuid(), 'active', 'cron', '0 9 * * *', 'UTC', 'latest', 10,
+                   'skip', 3, 1000, 300000, 3600) RETURNING id`,
+          [tenant],
+        );
+        // Runs 10 days back, yesterday, now and a year ahead; every one with two attempts.
+        for (const offset of ['-10 days', '-1 day', '0', '365 days']) {
+          const [{ id: run }] = await dataSource.query(
+            `INSERT INTO occurrences (tenant_id, schedule_id, revision, scheduled_at, fires_at,
+                                      scheduled_local, state, max_attempts, retry_deadline)
+             VALUES ($1, $2, 1, now() + $3::interval, now() + $3::interval, 'x', 'SUCCEEDED', 3,
+                     now()) RETURNING id`,
+            [tenant, schedule, offset],
+          );
+          for (const n of [1, 2]) {
+            await dataSource.query(
+              `INSERT INTO attempts (run_id, attempt_no, tenant_id, worker_id, fencing_token)
+               VALUES ($1, $2::int, $3, 'w', $2::bigint)`,
+              [run, n, tenant],
+            );
+          }
+        }
+        const snapshot = async () => ({
+          runs: await dataSource.query(
+            `SELECT id, scheduled_at, state FROM occurrences ORDER BY scheduled_at`,
+          ),
+          attempts: await dataSource.query(
+            `SELECT run_id, attempt_no, fencing_token FROM attempts ORDER BY run_id, attempt_no`,
+          ),
+        });
+        const original = await snapshot();
+        expect(original.runs).toHaveLength(4);
+
+        const applied = await migrateDatabase(old.url);
+        expect(applied.applied).toEqual(['PartitionedHistory1796600000000']);
+        expect(await snapshot()).toEqual(original);
+        const placed = await dataSource.query(
+          `SELECT o.tableoid::regclass::text AS runs, a.tableoid::regclass::text AS attempts
+             FROM occurrences o JOIN attempts a ON a.run_id = o.id AND a.scheduled_at = o.scheduled_at
+            WHERE a.attempt_no = 1 ORDER BY o.scheduled_at`,
+        );
+        // The past in one range partition (with its attempts), today and later in DEFAULT.
+        expect(placed[0].runs).toMatch(/^occurrences_p\d{8}_0000$/);
+        expect(placed[1].runs).toBe(placed[0].runs);
+        expect(placed[1].attempts).toBe(placed[0].runs.replace('occurrences', 'attempts'));
+        expect(placed.slice(2).map((p: { runs: string }) => p.runs)).toEqual([
+          'occurrences_default',
+          'occurrences_default',
+        ]);
+
+        await dataSource.undoLastMigration({ transaction: 'all' });
+        expect(await snapshot()).toEqual(original);
+        const [{ kind }] = await dataSource.query(
+          `SELECT relkind::text AS kind FROM pg_class WHERE relname = 'occurrences'`,
+        );
+        expect(kind).toBe('r');
+      } finally {
+        await dataSource.destroy();
+      }
+    } finally {
+      await old.drop();
+    }
+  });
 });

@@ -1,0 +1,229 @@
+import { randomUUID } from 'node:crypto';
+import { CLAIM_RUNS } from '../../src/admission/admission.sql';
+import { SqlRunner } from '../../src/database';
+import { HISTORY_SUMMARISER, HistoryService, type HistorySummariser } from '../../src/history';
+import { HistoryPartitionsRepository } from '../../src/history/history-partitions.repository';
+import { HistoryMaintenanceLoop } from '../../src/relay';
+import { ExecutionWorld, runEngine, startExecutionWorld } from './execution.fixtures';
+
+const HOUR = 3600_000;
+
+/**
+ * The run history in time-range partitions: created ahead once whoever calls, DEFAULT rows
+ * moved into the range that covers them, expired partitions dropped whole unless a live run is
+ * in them, the identity key and the fence unchanged, the claim confined to one partition.
+ */
+describe('history partitions', () => {
+  let w: ExecutionWorld;
+  let history: HistoryService;
+  let partitions: HistoryPartitionsRepository;
+  let sql: SqlRunner;
+
+  beforeAll(async () => {
+    w = await startExecutionWorld('api,relay', {
+      HISTORY_PARTITION_MINUTES: '60',
+      HISTORY_PARTITIONS_AHEAD: '2',
+      HISTORY_MAINTENANCE_INTERVAL_MS: '3600000',
+      HISTORY_RETENTION_OVERRIDE_MINUTES: '1440',
+    });
+    // The loop's first round (at start) is done, and no other comes during the tests.
+    await w.t.app.get(HistoryMaintenanceLoop).beforeApplicationShutdown();
+    history = w.t.app.get(HistoryService);
+    partitions = w.t.app.get(HistoryPartitionsRepository);
+    sql = w.t.app.get(SqlRunner);
+  });
+  afterAll(() => w.close());
+
+  const partitionOf = async (table: string, where: string, params: unknown[]): Promise<string> =>
+    (
+      await w.db.query(`SELECT tableoid::regclass::text AS p FROM ${table} WHERE ${where}`, params)
+    )[0]?.p;
+  const dbNow = async (): Promise<Date> => (await w.db.query('SELECT now() AS now'))[0].now;
+  const currentWindow = async (): Promise<Date> => {
+    const now = await dbNow();
+    return new Date(Math.floor(now.getTime() / HOUR) * HOUR);
+  };
+  const tableExists = async (name: string): Promise<boolean> =>
+    (await w.db.query(`SELECT to_regclass($1) IS NOT NULL AS e`, [name]))[0].e;
+  const addAttempt = (runId: string, scheduledAt: Date, attemptNo = 1) =>
+    w.db.query(
+      `INSERT INTO attempts (run_id, attempt_no, tenant_id, worker_id, fencing_token, scheduled_at,
+                             ended_at, outcome)
+       VALUES ($1, $2::int, $3, 'w', $2::bigint, $4, now(), 'failed')`,
+      [runId, attemptNo, w.tenant.id, scheduledAt],
+    );
+
+  it('creates the current window and the partitions ahead, each once under concurrent callers', async () => {
+    const current = await currentWindow();
+    const list = await partitions.list();
+    const starts = list.map((p) => p.from.getTime());
+    for (let i = 0; i <= 2; i++) expect(starts).toContain(current.getTime() + i * HOUR);
+    // Drop the two newest (empty) ranges, then race two maintainers (and a third) for them.
+    const newest = list.slice(-2);
+    await partitions.maintenance(async (tx) => {
+      for (const p of newest.reverse()) await partitions.drop(tx, p);
+    });
+    const results = await Promise.all([
+      history.createAhead(),
+      history.createAhead(),
+      history.createAhead(),
+    ]);
+    const created = results.flatMap((r) => r.created.map((c) => c.from.getTime()));
+    expect(created.sort()).toEqual(newest.map((p) => p.from.getTime()).sort());
+    expect((await partitions.list()).length).toBe(list.length);
+  });
+
+  it('moves runs and attempts the DEFAULT partition holds into the partition created for them', async () => {
+    const scheduleId = await w.createSchedule(await w.createTarget());
+    const newest = (await partitions.list()).at(-1)!;
+    await partitions.maintenance((tx) => partitions.drop(tx, newest));
+    // One run inside the range that is gone (a far-future run), one before every partition (a
+    // backfill of an old instant): both land in DEFAULT.
+    const future = new Date(newest.from.getTime() + 10 * 60_000);
+    const old = new Date((await partitions.list())[0].from.getTime() - 3 * HOUR);
+    const futureRun = await w.insertRun(scheduleId, future);
+    const oldRun = await w.insertRun(scheduleId, old);
+    await addAttempt(futureRun, future);
+    await addAttempt(oldRun, old);
+    expect(await partitionOf('occurrences', 'id = $1', [futureRun])).toBe('occurrences_default');
+
+    const { created, moved } = await history.createAhead();
+    expect(created.map((c) => c.from.getTime())).toContain(newest.from.getTime());
+    expect(moved).toHaveLength(2);
+    expect(await partitionOf('occurrences', 'id = $1', [futureRun])).toBe(newest.name);
+    expect(await partitionOf('attempts', 'run_id = $1', [futureRun])).toBe(
+      newest.name.replace('occurrences', 'attempts'),
+    );
+    expect(await partitionOf('occurrences', 'id = $1', [oldRun])).not.toBe('occurrences_default');
+    expect(await partitionOf('attempts', 'run_id = $1', [oldRun])).not.toBe('attempts_default');
+    const run = await w.run(futureRun);
+    expect(run.state).toBe('QUEUED');
+    expect(new Date(run.scheduledAt).getTime()).toBe(future.getTime());
+    // Nothing of those ranges is left in DEFAULT.
+    const [{ n }] = await w.db.query(`SELECT count(*)::int AS n FROM occurrences_default`);
+    expect(n).toBe(0);
+  });
+
+  it('drops an expired partition of ended runs with its attempts, and keeps one with live runs', async () => {
+    const scheduleId = await w.createSchedule(await w.createTarget());
+    const lowest = (await partitions.list())[0].from.getTime();
+    // Two ranges 3 days back (the retention is 1 day): one with ended runs only, one with a
+    // run waiting for its retry and a QUEUED one.
+    const ended = {
+      from: new Date(lowest - 3 * 24 * HOUR),
+      to: new Date(lowest - 3 * 24 * HOUR + HOUR),
+    };
+    const live = { from: ended.to, to: new Date(ended.to.getTime() + HOUR) };
+    await partitions.maintenance(async (tx) => {
+      await partitions.create(tx, ended);
+      await partitions.create(tx, live);
+    });
+    const at = (r: { from: Date }) => new Date(r.from.getTime() + 60_000);
+    const endedRun = await w.insertRun(scheduleId, at(ended));
+    await w.db.query(
+      `UPDATE occurrences SET state = 'SUCCEEDED', finished_at = now() WHERE id = $1`,
+      [endedRun],
+    );
+    await addAttempt(endedRun, at(ended));
+    const retrying = await w.insertRun(scheduleId, at(live));
+    await w.db.query(
+      `UPDATE occurrences SET state = 'RETRY_WAIT', next_attempt_at = now() + interval '1 hour'
+        WHERE id = $1`,
+      [retrying],
+    );
+    await w.insertRun(scheduleId, new Date(at(live).getTime() + 1000));
+
+    const summarised: Array<{ from: Date; to: Date; rows: number }> = [];
+    const summariser = w.t.app.get<HistorySummariser>(HISTORY_SUMMARISER);
+    const spy = jest
+      .spyOn(summariser, 'summariseRange')
+      .mockImplementation(async (tx, from, to) => {
+        // Called in the dropping transaction, while the rows are still there.
+        const [{ n }] = await sql.rows<{ n: number }>(
+          `SELECT count(*)::int AS n FROM occurrences WHERE scheduled_at >= $1 AND scheduled_at < $2`,
+          [from, to],
+          tx,
+        );
+        summarised.push({ from, to, rows: n });
+      });
+    try {
+      const { dropped, waiting } = await history.dropExpired();
+      expect(dropped.map((p) => p.from.getTime())).toEqual([ended.from.getTime()]);
+      expect(waiting.map((p) => p.from.getTime())).toEqual([live.from.getTime()]);
+      expect(summarised).toEqual([{ from: ended.from, to: ended.to, rows: 1 }]);
+    } finally {
+      spy.mockRestore();
+    }
+    const endedName = `occurrences_p${ended.from.toISOString().slice(0, 10).replace(/-/g, '')}_${ended.from.toISOString().slice(11, 16).replace(':', '')}`;
+    expect(await tableExists(endedName)).toBe(false);
+    expect(await tableExists(endedName.replace('occurrences', 'attempts'))).toBe(false);
+    expect((await w.db.query(`SELECT 1 FROM attempts WHERE run_id = $1`, [endedRun])).length).toBe(
+      0,
+    );
+    expect(
+      (await w.t.http.get('/runs/' + endedRun).set('Authorization', `Bearer ${w.tenant.apiKey}`))
+        .status,
+    ).toBe(404);
+    expect((await w.run(retrying)).state).toBe('RETRY_WAIT');
+    expect(await w.metric('dueline_history_partitions_waiting')).toBe(0);
+    await history.maintain();
+    expect(await w.metric('dueline_history_partitions_waiting')).toBe(1);
+  });
+
+  it('keeps one logical run per instant: the identity key refuses a duplicate in any partition', async () => {
+    const scheduleId = await w.createSchedule(await w.createTarget());
+    const current = await currentWindow();
+    for (const at of [
+      new Date(current.getTime() + 5 * 60_000),
+      new Date(Date.now() + 400 * 24 * HOUR),
+    ]) {
+      await w.insertRun(scheduleId, at);
+      await expect(w.insertRun(scheduleId, at)).rejects.toThrow();
+      const [{ n }] = await w.db.query(
+        `SELECT count(*)::int AS n FROM occurrences WHERE schedule_id = $1 AND scheduled_at = $2`,
+        [scheduleId, at],
+      );
+      expect(n).toBe(1);
+    }
+  });
+
+  it('claims in one partition, and a stale fencing token is still rejected', async () => {
+    const scheduleId = await w.createSchedule(await w.createTarget());
+    const at = new Date((await dbNow()).getTime() - 1000);
+    const runId = await w.insertRun(scheduleId, at, { publish: true });
+    const engine = runEngine(w.t.app);
+    const claim = await engine.claimBatch(
+      [{ runId, tenantId: w.tenant.id, scheduledAt: at.toISOString() }],
+      'worker-a',
+    );
+    expect(claim).toHaveLength(1);
+    const { fencingToken } = claim[0];
+    expect(await engine.heartbeat(w.tenant.id, runId, fencingToken - 1)).toEqual({ held: false });
+    expect((await engine.heartbeat(w.tenant.id, runId, fencingToken)).held).toBe(true);
+
+    // The claim statement's plan, with the run's instant, reads and updates the run (alias o)
+    // in one partition. (Its budget subqueries count the tenant's live runs in every partition
+    // through partial indexes: a permit may be held by a run of any instant.)
+    const plan = await explainClaim(runId, at);
+    const scanned = runScans(plan);
+    expect(scanned.size).toBe(1);
+    const unpruned = await explainClaim(runId, null);
+    expect(runScans(unpruned).size).toBeGreaterThan(1);
+  });
+
+  const runScans = (plan: string): Set<string> =>
+    new Set([...plan.matchAll(/ on (occurrences_\w+) o(?:_\d+)?\b/g)].map((m) => m[1]));
+
+  async function explainClaim(runId: string, at: Date | null): Promise<string> {
+    const rows = await w.db.query(`EXPLAIN ${CLAIM_RUNS}`, [
+      [runId],
+      [w.tenant.id],
+      `explain-${randomUUID()}`,
+      1000,
+      ['allow'],
+      true,
+      at ? [at.toISOString()] : null,
+    ]);
+    return rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n');
+  }
+});
