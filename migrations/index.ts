@@ -22,6 +22,7 @@ import { ScheduleRevisions1796300000001 } from './1796300000001-ScheduleRevision
 import { RunSearchAndBulk1796300000002 } from './1796300000002-RunSearchAndBulk';
 import { Backfills1796300000003 } from './1796300000003-Backfills';
 import { AutoPause1796300000004 } from './1796300000004-AutoPause';
+import { HistorySummaries1796610000000 } from './1796610000000-HistorySummaries';
 
 /** Every migration, oldest first. Each is reviewed SQL; TypeORM only runs them in order. */
 export const MIGRATIONS = [
@@ -48,6 +49,7 @@ export const MIGRATIONS = [
   Backfills1796300000003,
   AutoPause1796300000004,
   TargetFlowControl1796500000000,
+  HistorySummaries1796610000000,
 ];
 
 /** MIGRATIONS with the keyring that the data migrations seal secrets under. */
