@@ -5,9 +5,7 @@ import { RunSummariesService } from '../../run-summaries';
 import type { Tenant } from '../../tenants';
 import { CurrentTenant } from '../auth/current-tenant.decorator';
 import { ResourceIdPipe } from '../common/resource-id.pipe';
-import { ScheduleSummaryDto, ScheduleSummaryQueryDto } from './schedule-summary.dto';
-
-const scheduleId = new ResourceIdPipe('schedule');
+import { ScheduleSummaryDto, ScheduleSummaryQueryDto, summaryBounds } from './schedule-summary.dto';
 
 /** How a schedule did, day by day, also for days whose runs are no longer kept as rows. */
 @ApiTags('schedules')
@@ -27,12 +25,11 @@ export class ScheduleSummaryController {
   @ApiOkResponse({ type: ScheduleSummaryDto })
   async get(
     @CurrentTenant() tenant: Tenant,
-    @Param('id', scheduleId) id: string,
+    @Param('id', new ResourceIdPipe('schedule')) id: string,
     @Query() query: ScheduleSummaryQueryDto,
   ): Promise<ScheduleSummaryDto> {
-    const date = (value: string | undefined) => (value === undefined ? undefined : new Date(value));
     return ScheduleSummaryDto.from(
-      await this.summaries.summary(tenant.id, id, { from: date(query.from), to: date(query.to) }),
+      await this.summaries.summary(tenant.id, id, summaryBounds(query)),
     );
   }
 }

@@ -32,6 +32,12 @@ export class ScheduleSummaryQueryDto {
   to?: string;
 }
 
+/** The query's bounds as instants (a date is its UTC midnight). */
+export function summaryBounds(query: ScheduleSummaryQueryDto): { from?: Date; to?: Date } {
+  const date = (value: string | undefined) => (value === undefined ? undefined : new Date(value));
+  return { from: date(query.from), to: date(query.to) };
+}
+
 export class LagSummaryDto {
   @ApiProperty({ example: 1440, description: 'Runs with a measured lag (a first attempt)' })
   count: number;
