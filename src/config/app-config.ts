@@ -34,6 +34,12 @@ export interface QueueConfig {
   poolSize: number;
   /** pg-boss re-deliveries of a run job whose worker died holding it (the claim decides). */
   jobRetryLimit: number;
+  /**
+   * How long pg-boss keeps a job that finished in pg-boss (deleteAfterSeconds), and how often
+   * its maintenance deletes them (at least every minute, at most daily). A claimed run's job is
+   * deleted at once by the worker; this bounds the others (refused, failed, a missed delete).
+   */
+  finishedJobRetentionSeconds: number;
 }
 
 export interface PollerConfig {
@@ -285,6 +291,7 @@ export function loadConfig(env: Env): AppConfig {
     queue: {
       poolSize: int('QUEUE_POOL_SIZE', 10, 2, 1000),
       jobRetryLimit: int('QUEUE_JOB_RETRY_LIMIT', 2, 0, 100),
+      finishedJobRetentionSeconds: int('QUEUE_FINISHED_JOB_RETENTION_SECONDS', 3600, 1, 604_800),
     },
     poller: {
       leaseSeconds: int('POLLER_LEASE_SECONDS', 10, 1, 600),
