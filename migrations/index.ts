@@ -23,6 +23,7 @@ import { ScheduleRevisions1796300000001 } from './1796300000001-ScheduleRevision
 import { RunSearchAndBulk1796300000002 } from './1796300000002-RunSearchAndBulk';
 import { Backfills1796300000003 } from './1796300000003-Backfills';
 import { AutoPause1796300000004 } from './1796300000004-AutoPause';
+import { HistorySummaries1796610000000 } from './1796610000000-HistorySummaries';
 
 /** Every migration, oldest first. Each is reviewed SQL; TypeORM only runs them in order. */
 export const MIGRATIONS = [
@@ -50,6 +51,7 @@ export const MIGRATIONS = [
   AutoPause1796300000004,
   TargetFlowControl1796500000000,
   PartitionedHistory1796600000000,
+  HistorySummaries1796610000000,
 ];
 
 /** MIGRATIONS with the keyring that the data migrations seal secrets under. */

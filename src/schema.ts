@@ -14,6 +14,7 @@ import {
 } from './load-profile';
 import { OccurrenceEntity } from './occurrences';
 import { PGBOSS_SCHEMA } from './queue';
+import { RunSummaryEntity, RunSummaryRangeEntity } from './run-summaries';
 import {
   IdempotencyKeyEntity,
   ScheduleEntity,
@@ -55,6 +56,8 @@ export const SCHEMA = {
     BackfillEntity,
     BackfillInstantEntity,
     SigningKeyEntity,
+    RunSummaryEntity,
+    RunSummaryRangeEntity,
   ],
   migrations: MIGRATIONS,
 };

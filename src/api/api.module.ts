@@ -6,6 +6,7 @@ import { BulkOperationsModule } from '../bulk-operations';
 import { CalendarsModule } from '../calendars';
 import { ExecutionModule } from '../execution';
 import { OccurrencesModule } from '../occurrences';
+import { RunSummariesModule } from '../run-summaries';
 import { SchedulesModule } from '../schedules';
 import { SigningKeysModule } from '../signing-keys';
 import { TargetsModule } from '../targets';
@@ -19,6 +20,7 @@ import { TenantRateLimitGuard } from './rate-limit/tenant-rate-limit.guard';
 import { RunSearchController } from './runs/run-search.controller';
 import { RunsController } from './runs/runs.controller';
 import { ScheduleRunsController } from './runs/schedule-runs.controller';
+import { ScheduleSummaryController } from './schedules/schedule-summary.controller';
 import { SchedulesController } from './schedules/schedules.controller';
 import { TargetsController } from './targets/targets.controller';
 import { TenantsController } from './tenants/tenants.controller';
@@ -41,6 +43,7 @@ import { UsageController } from './usage/usage.controller';
     ExecutionModule,
     UsageModule,
     SigningKeysModule,
+    RunSummariesModule,
   ],
   controllers: [
     TenantsController,
@@ -49,6 +52,7 @@ import { UsageController } from './usage/usage.controller';
     BackfillsController,
     TargetsController,
     ScheduleRunsController,
+    ScheduleSummaryController,
     RunSearchController,
     RunsController,
     UsageController,

@@ -21,6 +21,7 @@ import {
   RUNNING_BACKFILLS,
   SELECT_BACKFILL,
   SELECT_BY_KEY,
+  PRUNE_FINISHED_BACKFILLS,
 } from './backfills.sql';
 
 export interface NewBackfill extends BackfillRequest {
@@ -47,6 +48,11 @@ export interface PendingInstant {
 @Injectable()
 export class BackfillsRepository {
   constructor(private readonly sql: SqlRunner) {}
+
+  /** See PRUNE_FINISHED_BACKFILLS; returns how many went. */
+  pruneFinished(olderThanDays: number, limit: number): Promise<number> {
+    return this.sql.affected(PRUNE_FINISHED_BACKFILLS, [olderThanDays, limit]);
+  }
 
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     return this.sql.transaction(work);

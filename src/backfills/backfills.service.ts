@@ -151,6 +151,11 @@ export class BackfillsService {
   }
 
   /** The relay's round: one step of each running backfill (at most `limit` of them). */
+  /** Forgets backfills that ended more than `olderThanDays` ago, at most `limit`. */
+  pruneFinished(olderThanDays: number, limit: number): Promise<number> {
+    return this.backfills.pruneFinished(olderThanDays, limit);
+  }
+
   async advanceAll(limit = 50): Promise<number> {
     let created = 0;
     for (const id of await this.backfills.running(limit)) created += await this.advance(id);

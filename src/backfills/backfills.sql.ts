@@ -65,3 +65,15 @@ export const CANCEL_BACKFILL = `
                        processed = total, skipped = total - created
    WHERE id = $1 AND status = 'running'
   RETURNING id`;
+
+/**
+ * Forgets backfills that ended (completed or cancelled) more than $1 days ago, at most $2 of
+ * them, their planned instants by cascade. Invariant: a running backfill is never pruned, so
+ * each planned instant still gets its turn. Its Idempotency-Key is forgotten with it.
+ */
+export const PRUNE_FINISHED_BACKFILLS = `
+  DELETE FROM backfills
+   WHERE id IN (SELECT id FROM backfills
+                 WHERE status IN ('completed', 'cancelled')
+                   AND finished_at < now() - make_interval(days => $1)
+                 ORDER BY finished_at LIMIT $2)`;

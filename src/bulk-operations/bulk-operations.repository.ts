@@ -7,6 +7,7 @@ import {
   LEASE_OPERATION,
   LIST_ITEMS,
   LOCK_PENDING_ITEMS,
+  PRUNE_FINISHED_OPERATIONS,
   RECORD_ITEMS,
   SELECT_OPERATION,
 } from './bulk-operations.sql';
@@ -23,6 +24,11 @@ export class BulkOperationsRepository {
 
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     return this.sql.transaction(work);
+  }
+
+  /** See PRUNE_FINISHED_OPERATIONS; returns how many went. */
+  pruneFinished(olderThanDays: number, limit: number): Promise<number> {
+    return this.sql.affected(PRUNE_FINISHED_OPERATIONS, [olderThanDays, limit]);
   }
 
   async insert(

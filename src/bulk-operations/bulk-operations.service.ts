@@ -89,6 +89,11 @@ export class BulkOperationsService {
   }
 
   /** The relay's part: resumes one operation whose processor is gone; true if it found one. */
+  /** Forgets completed operations (and their items) finished more than `olderThanDays` ago. */
+  pruneFinished(olderThanDays: number, limit: number): Promise<number> {
+    return this.operations.pruneFinished(olderThanDays, limit);
+  }
+
   async resumeStalled(): Promise<boolean> {
     const operation = await this.operations.lease(null, LEASE_SECONDS, false);
     if (!operation) return false;

@@ -65,3 +65,14 @@ export const LIST_ITEMS = `
                                              WHERE c.operation_id = $2 AND c.run_id = $4))
    ORDER BY i.position
    LIMIT $3`;
+
+/**
+ * Forgets completed bulk operations finished more than $1 days ago, at most $2 of them (their
+ * items go with them, by cascade; each holds at most MAX_BULK_RUNS). Invariant: a running
+ * operation is never pruned, so every selected run still gets its turn.
+ */
+export const PRUNE_FINISHED_OPERATIONS = `
+  DELETE FROM bulk_operations
+   WHERE id IN (SELECT id FROM bulk_operations
+                 WHERE status = 'completed' AND finished_at < now() - make_interval(days => $1)
+                 ORDER BY finished_at LIMIT $2)`;

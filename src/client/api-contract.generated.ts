@@ -408,6 +408,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/schedules/{id}/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A schedule's runs per UTC day: counts by state and reason, attempts, lag p50/p99/max (from summaries and kept rows together) */
+        get: operations["scheduleSummary.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/runs": {
         parameters: {
             query?: never;
@@ -634,6 +651,11 @@ export interface components {
              * @example 1
              */
             weight?: number;
+            /**
+             * @description Days its runs and attempts are kept as rows (default 7); older days live on as daily summaries (GET /schedules/{id}/summary); a service-wide floor may keep them longer
+             * @example 7
+             */
+            historyRetentionDays?: number;
         };
         CreateTenantDto: {
             /** @example acme */
@@ -649,6 +671,8 @@ export interface components {
             maxConcurrentRuns: number;
             /** @example 1 */
             weight: number;
+            /** @example 7 */
+            historyRetentionDays: number;
         };
         CreatedTenantDto: {
             /** Format: uuid */
@@ -1703,6 +1727,67 @@ export interface components {
             items: components["schemas"]["RunDto"][];
             /** @description pass as ?cursor= for the next page */
             nextCursor: string | null;
+        };
+        LagSummaryDto: {
+            /**
+             * @description Runs with a measured lag (a first attempt)
+             * @example 1440
+             */
+            count: number;
+            /** @example 12 */
+            p50Ms: number | null;
+            /** @example 85 */
+            p99Ms: number | null;
+            /**
+             * @description Always exact
+             * @example 240
+             */
+            maxMs: number | null;
+            /** @description true: p50/p99 are exact; false: read from a log-scale histogram (within about 4.4 %), because the day was summarised in several slices or merges several outcomes */
+            exact: boolean;
+        };
+        OutcomeSummaryDto: {
+            /** @enum {string} */
+            state: "QUEUED" | "RUNNING" | "RETRY_WAIT" | "SUCCEEDED" | "FAILED" | "SKIPPED" | "CANCELLED" | "UNKNOWN";
+            /** @enum {string|null} */
+            reason: "overlap" | "missed" | "coalesced" | "deadline_exceeded" | "waiting_for_previous" | "throttled_concurrency" | "throttled_rate" | "throttled_fleet" | "throttled_target" | "target_backoff" | "retryable_failure" | "lease_expired" | "target_rejected" | "target_missing" | "target_gone" | "attempts_exhausted" | "retry_deadline_exceeded" | "outcome_unknown" | "cancelled_by_request" | "schedule_cancelled" | "not_found" | "finished" | "already_claimed" | "not_due" | "contended" | "stale_fencing_token" | null;
+            /** @example 1440 */
+            runs: number;
+            /** @example 1452 */
+            attempts: number;
+            lag: components["schemas"]["LagSummaryDto"];
+        };
+        DaySummaryDto: {
+            /**
+             * Format: date
+             * @description UTC day of scheduledAt
+             * @example 2026-01-01
+             */
+            day: string;
+            /** @example 1440 */
+            runs: number;
+            /** @example 1452 */
+            attempts: number;
+            /** @description Due-to-start lag: first attempt start minus firesAt (poller and manual runs) */
+            lag: components["schemas"]["LagSummaryDto"];
+            /** @description By state and reason */
+            outcomes: components["schemas"]["OutcomeSummaryDto"][];
+        };
+        ScheduleSummaryDto: {
+            /** Format: uuid */
+            scheduleId: string;
+            /**
+             * Format: date
+             * @description First day answered (UTC)
+             */
+            fromDay: string;
+            /**
+             * Format: date
+             * @description The day after the last day answered (UTC)
+             */
+            toDay: string;
+            /** @description Every day of the range, oldest first */
+            days: components["schemas"]["DaySummaryDto"][];
         };
         RunFilterDto: {
             /** @enum {string} */
@@ -3852,6 +3937,69 @@ export interface operations {
             };
             /** @description Conflict (stale revision or state) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    "scheduleSummary.get": {
+        parameters: {
+            query?: {
+                /** @description A date (YYYY-MM-DD, UTC) or an instant: the answer starts with the UTC day it falls in. Default: 7 days before to. At most 400 days before to. */
+                from?: string;
+                /** @description A date or an instant, exclusive: the answer ends with the UTC day before it (or the day it falls in, for an instant past midnight). Default: now. */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description schedule id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduleSummaryDto"];
+                };
+            };
+            /** @description Invalid input (unknown fields, wrong types, malformed JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Not found (also for another tenant's ids) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

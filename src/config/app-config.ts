@@ -34,6 +34,12 @@ export interface QueueConfig {
   poolSize: number;
   /** pg-boss re-deliveries of a run job whose worker died holding it (the claim decides). */
   jobRetryLimit: number;
+  /**
+   * How long pg-boss keeps a job that finished in pg-boss (deleteAfterSeconds), and how often
+   * its maintenance deletes them (at least every minute, at most daily). A claimed run's job is
+   * deleted at once by the worker; this bounds the others (refused, failed, a missed delete).
+   */
+  finishedJobRetentionSeconds: number;
 }
 
 export interface PollerConfig {
@@ -135,6 +141,8 @@ export interface RelayConfig {
   /** A job `active` this long while its run is still QUEUED was fetched by a worker that died. */
   staleActiveJobSeconds: number;
   idempotencyPruneBatchSize: number;
+  /** Days a finished bulk operation or backfill (with its items or instants) is kept. */
+  finishedOperationRetentionDays: number;
   /** The lease sweeper: how often, expired leases per tenant per sweep, tenants per sweep. */
   sweepIntervalMs: number;
   sweepBatchSize: number;
@@ -302,6 +310,7 @@ export function loadConfig(env: Env): AppConfig {
     queue: {
       poolSize: int('QUEUE_POOL_SIZE', 10, 2, 1000),
       jobRetryLimit: int('QUEUE_JOB_RETRY_LIMIT', 2, 0, 100),
+      finishedJobRetentionSeconds: int('QUEUE_FINISHED_JOB_RETENTION_SECONDS', 3600, 1, 604_800),
     },
     poller: {
       leaseSeconds: int('POLLER_LEASE_SECONDS', 10, 1, 600),
@@ -316,6 +325,7 @@ export function loadConfig(env: Env): AppConfig {
       repairBatchSize: int('RELAY_REPAIR_BATCH_SIZE', 200, 1, 100_000),
       staleActiveJobSeconds: int('RELAY_STALE_ACTIVE_JOB_SECONDS', 60, 1, 86_400),
       idempotencyPruneBatchSize: int('RELAY_IDEMPOTENCY_PRUNE_BATCH_SIZE', 1000, 1, 100_000),
+      finishedOperationRetentionDays: int('RELAY_FINISHED_OPERATION_RETENTION_DAYS', 30, 1, 400),
       sweepIntervalMs: int('RELAY_SWEEP_INTERVAL_MS', 1_000, 10, 600_000),
       sweepBatchSize: int('RELAY_SWEEP_BATCH_SIZE', 100, 1, 100_000),
       sweepTenantsPerTick: int('RELAY_SWEEP_TENANTS_PER_TICK', 20, 1, 10_000),

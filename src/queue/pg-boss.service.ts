@@ -39,6 +39,12 @@ export class PgBossService implements OnModuleInit, OnApplicationShutdown {
       migrate: true,
       // Workers wake the moment a run job is created instead of waiting out a poll.
       useListenNotify: true,
+      // Its retention sweep (deleteAfterSeconds below) runs once per this interval per queue;
+      // pg-boss's default is daily, which lets a day of finished jobs pile up.
+      maintenanceIntervalSeconds: Math.min(
+        86_400,
+        Math.max(60, config.queue.finishedJobRetentionSeconds),
+      ),
     });
     this.boss.on('error', (error: unknown) =>
       this.logger.error({ err: errorSummary(error) }, 'pg-boss error'),
@@ -50,12 +56,18 @@ export class PgBossService implements OnModuleInit, OnApplicationShutdown {
     // Idempotent: every replica declares the queues it may use. Retries belong to our ledger
     // (RETRY_WAIT under the fence); pg-boss's own retry only re-delivers a job a worker died
     // holding, which the claim then accepts or refuses.
+    // A claimed run's job is deleted by the worker (RunJobsRepository.deleteClaimed); a job that
+    // still finishes in pg-boss is kept QUEUE_FINISHED_JOB_RETENTION_SECONDS, not its 7 days.
+    // updateQueue carries the setting to queues an older version created.
+    const retention = { deleteAfterSeconds: this.config.queue.finishedJobRetentionSeconds };
     for (const queue of RUN_QUEUES) {
       await this.boss.createQueue(queue, {
         notify: true,
         retryLimit: this.config.queue.jobRetryLimit,
         retryDelay: 1,
+        ...retention,
       });
+      await this.boss.updateQueue(queue, retention);
     }
     this.started = true;
   }

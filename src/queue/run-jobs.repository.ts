@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Db } from 'pg-boss';
+import type { Db, Job } from 'pg-boss';
 import { SqlRunner, type Tx } from '../database';
 import { PgBossService } from './pg-boss.service';
 import { queueOf, type RunJob, type RunToPublish } from './queue.constants';
@@ -45,6 +45,21 @@ export class RunJobsRepository {
     for (const [queue, batch] of byQueue) {
       await this.queue.boss.insert(queue, batch, { db: this.db(tx) });
     }
+  }
+
+  /**
+   * Deletes the jobs of a fetched batch once their runs are claimed (or refused and requeued):
+   * from the claim on, the run's lease and the sweeper guarantee it an end, so the job has done
+   * its work, and deleting it now instead of completing it keeps pgboss.job from growing with
+   * every delivered run (one statement per batch; pg-boss's completion afterwards finds nothing
+   * to do). Fenced per attempt: a job that pg-boss re-delivered meanwhile is not touched.
+   */
+  async deleteClaimed(queue: string, jobs: ReadonlyArray<Job<RunJob>>): Promise<void> {
+    if (jobs.length === 0) return;
+    await this.queue.boss.deleteJob(
+      queue,
+      jobs.map((job) => ({ id: job.id, retryCount: job.retryCount })),
+    );
   }
 
   /** A pg-boss `db` that runs its statements inside the given transaction. */

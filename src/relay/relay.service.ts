@@ -78,6 +78,8 @@ export class RelayService implements OnApplicationBootstrap, BeforeApplicationSh
     await this.schedules.pruneIdempotencyKeys(relay.idempotencyPruneBatchSize);
     // At most a few per round: each drains its whole (bounded) selection.
     for (let i = 0; i < 3 && (await this.bulkOperations.resumeStalled()); i++);
+    // A few finished operations a round: each takes up to MAX_BULK_RUNS items with it.
+    await this.bulkOperations.pruneFinished(relay.finishedOperationRetentionDays, 10);
     await this.targets.dropExpiredSecrets(relay.idempotencyPruneBatchSize);
     await this.signingKeys.rotateIfDue();
   }

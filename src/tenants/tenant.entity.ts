@@ -9,6 +9,7 @@ import {
 
 @Entity({ name: 'tenants' })
 @Check('tenants_weight_check', 'weight BETWEEN 1 AND 1000')
+@Check('tenants_history_retention_days_check', 'history_retention_days BETWEEN 1 AND 400')
 export class TenantEntity {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'tenants_pkey' })
   id: string;
@@ -27,6 +28,10 @@ export class TenantEntity {
 
   @Column({ type: 'integer', default: 1 })
   weight: number;
+
+  /** Days its runs and attempts are kept as rows; older ones live on as run summaries. */
+  @Column({ name: 'history_retention_days', type: 'integer', default: 7 })
+  historyRetentionDays: number;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;

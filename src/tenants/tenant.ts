@@ -5,6 +5,8 @@ export interface TenantQuotas {
   maxConcurrentRuns: number;
   /** Share of the worker slots while the fleet is saturated, relative to other tenants'. */
   weight: number;
+  /** Days its runs and attempts are kept as rows before only their daily summaries remain. */
+  historyRetentionDays: number;
 }
 
 export interface Tenant {
@@ -20,4 +22,8 @@ export const DEFAULT_QUOTAS: TenantQuotas = {
   dispatchRatePerSecond: 100,
   maxConcurrentRuns: 50,
   weight: 1,
+  historyRetentionDays: 7,
 };
+
+/** Bounds of historyRetentionDays (the database checks them too). */
+export const HISTORY_RETENTION_DAYS = { min: 1, max: 400 } as const;

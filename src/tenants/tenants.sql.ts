@@ -5,7 +5,7 @@
  */
 export const TENANT_BY_ACTIVE_KEY = `
   SELECT k.secret_sha256, t.id, t.name, t.max_active_schedules, t.dispatch_rate_per_second,
-         t.max_concurrent_runs, t.weight, t.created_at, t.updated_at
+         t.max_concurrent_runs, t.weight, t.history_retention_days, t.created_at, t.updated_at
     FROM api_keys k
     JOIN tenants t ON t.id = k.tenant_id
    WHERE k.key_id = $1 AND k.revoked_at IS NULL`;

@@ -8,7 +8,13 @@ import {
 import { errorSummary } from '../common';
 import { APP_CONFIG, type AppConfig } from '../config';
 import { Lifecycle } from '../observability';
-import { HIGH_RUNS_QUEUE, PgBossService, RUNS_QUEUE, type RunJob } from '../queue';
+import {
+  HIGH_RUNS_QUEUE,
+  PgBossService,
+  RUNS_QUEUE,
+  RunJobsRepository,
+  type RunJob,
+} from '../queue';
 import { RunExecutor, type WorkerLane } from './run-executor';
 
 /**
@@ -26,6 +32,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
 
   constructor(
     private readonly queue: PgBossService,
+    private readonly jobs: RunJobsRepository,
     private readonly executor: RunExecutor,
     private readonly lifecycle: Lifecycle,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -102,6 +109,13 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       },
       async (jobs) => {
         await this.executor.start(jobs, (inMs) => this.wakeIn(inMs), lane);
+        // Claimed: the jobs have done their work. A failed delete leaves them to pg-boss's
+        // completion and its retention (QUEUE_FINISHED_JOB_RETENTION_SECONDS).
+        await this.jobs
+          .deleteClaimed(queue, jobs)
+          .catch((error: unknown) =>
+            this.logger.warn({ err: errorSummary(error) }, 'run jobs not deleted'),
+          );
         await room();
       },
     );

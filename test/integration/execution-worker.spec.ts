@@ -197,13 +197,13 @@ describe('execution: the built-in worker against a real target', () => {
       );
       const staleBefore = await w.metric('dueline_stale_completions_total');
       held.open();
-      // Once the worker has let go of the job: nothing written, still RUNNING under the new
-      // token, attempt 1 not ended, nothing stale.
+      // Once the worker has let go of the job (deleted once its run was claimed): nothing
+      // written, still RUNNING under the new token, attempt 1 not ended, nothing stale.
       await eventually(async () => {
         const jobs = await w.db.query(`SELECT state FROM pgboss.job WHERE data->>'runId' = $1`, [
           runId,
         ]);
-        expect(jobs.map((j: { state: string }) => j.state)).toEqual(['completed']);
+        expect(jobs.map((j: { state: string }) => j.state)).toEqual([]);
       });
       const [attempt] = await w.db.query(
         'SELECT outcome, ended_at FROM attempts WHERE run_id = $1',

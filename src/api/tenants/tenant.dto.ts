@@ -11,7 +11,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { NoControlCharacters } from '../../common';
-import type { Tenant } from '../../tenants';
+import { HISTORY_RETENTION_DAYS, type Tenant } from '../../tenants';
 
 /** Optional but never null: an absent field keeps its value; null is not a value here. */
 const OptionalNotNull = () => ValidateIf((_: object, value: unknown) => value !== undefined);
@@ -51,6 +51,20 @@ export class TenantQuotasDto {
   @Min(1)
   @Max(1000)
   weight?: number;
+
+  @ApiPropertyOptional({
+    example: 7,
+    minimum: HISTORY_RETENTION_DAYS.min,
+    maximum: HISTORY_RETENTION_DAYS.max,
+    description:
+      'Days its runs and attempts are kept as rows (default 7); older days live on as daily ' +
+      'summaries (GET /schedules/{id}/summary); a service-wide floor may keep them longer',
+  })
+  @OptionalNotNull()
+  @IsInt()
+  @Min(HISTORY_RETENTION_DAYS.min)
+  @Max(HISTORY_RETENTION_DAYS.max)
+  historyRetentionDays?: number;
 }
 
 export class CreateTenantDto {
@@ -96,6 +110,9 @@ export class TenantQuotasViewDto {
 
   @ApiProperty({ example: 1 })
   weight: number;
+
+  @ApiProperty({ example: 7 })
+  historyRetentionDays: number;
 }
 
 export class TenantDto {
