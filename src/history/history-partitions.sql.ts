@@ -101,14 +101,9 @@ export const detachPartition = (parent: string, table: string): string =>
   `ALTER TABLE ${parent} DETACH PARTITION ${table}`;
 export const dropTable = (table: string): string => `DROP TABLE ${table}`;
 
-/**
- * The longest history any tenant keeps, in days (null: no tenant). Read through `to_jsonb` so
- * this statement works before and after the tenants' `history_retention_days` quota column
- * exists (a tenant without it keeps the default); once that column is everywhere this becomes
- * `max(history_retention_days)`.
- */
+/** The longest history any tenant keeps (historyRetentionDays), in days (null: no tenant). */
 export const LONGEST_TENANT_RETENTION_DAYS = `
-  SELECT max((to_jsonb(t) ->> 'history_retention_days')::int) AS days FROM tenants t`;
+  SELECT max(history_retention_days) AS days FROM tenants`;
 
 /** The database clock: partitions are planned against it, never a replica's. */
 export const DATABASE_NOW = `SELECT now() AS now`;

@@ -1,12 +1,11 @@
-import { Injectable } from '@nestjs/common';
 import type { Tx } from '../database';
 
 /**
  * Keeps what must outlive a history partition: called with the range of a partition about to
  * be dropped, inside the transaction that drops it (so summaries and the drop commit or roll
  * back together, and a summary never counts rows that are still there or misses rows that are
- * gone). The real one (the daily summaries) is provided under HISTORY_SUMMARISER by the module
- * that owns the summaries.
+ * gone). The history module provides the run summaries' RunSummariser under HISTORY_SUMMARISER
+ * (an interface and a token, so a test can observe the call).
  */
 export interface HistorySummariser {
   summariseRange(tx: Tx, from: Date, to: Date): Promise<void>;
@@ -14,9 +13,3 @@ export interface HistorySummariser {
 
 /** The Nest provider token of the HistorySummariser. */
 export const HISTORY_SUMMARISER = Symbol('HISTORY_SUMMARISER');
-
-/** Until summaries exist: keeps nothing. */
-@Injectable()
-export class NoopHistorySummariser implements HistorySummariser {
-  async summariseRange(): Promise<void> {}
-}

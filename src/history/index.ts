@@ -4,11 +4,7 @@ export {
   HistoryService,
   type MaintenanceResult,
 } from './history.service';
-export {
-  HISTORY_SUMMARISER,
-  NoopHistorySummariser,
-  type HistorySummariser,
-} from './history-summariser';
+export { HISTORY_SUMMARISER, type HistorySummariser } from './history-summariser';
 export {
   alignDown,
   expiredPartitions,

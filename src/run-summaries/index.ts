@@ -1,4 +1,3 @@
-export { HistorySummariser } from './history-summariser';
 export {
   LAG_BUCKET_COUNT,
   LAG_BUCKETS_PER_DOUBLING,
@@ -7,6 +6,7 @@ export {
 } from './lag-histogram';
 export { RunSummariesModule } from './run-summaries.module';
 export { RunSummariesService } from './run-summaries.service';
+export { RunSummariser } from './run-summariser';
 export { RunSummaryEntity } from './run-summary.entity';
 export { RunSummaryRangeEntity } from './run-summary-range.entity';
 export {

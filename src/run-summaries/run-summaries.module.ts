@@ -1,18 +1,18 @@
 import { Module } from '@nestjs/common';
 import { SchedulesModule } from '../schedules';
-import { HistorySummariser } from './history-summariser';
+import { RunSummariser } from './run-summariser';
 import { RunSummariesRepository } from './run-summaries.repository';
 import { RunSummariesService } from './run-summaries.service';
 
 /**
  * Run summaries (record module): what outlives the rows of runs and attempts once their
  * retention has passed, per schedule, UTC day and (state, reason), and the ledger of the ranges
- * summarised. HistorySummariser writes them (called by the partition maintenance);
+ * summarised. RunSummariser writes them (called by the partition maintenance);
  * RunSummariesService reads them with the rows still kept.
  */
 @Module({
   imports: [SchedulesModule],
-  providers: [RunSummariesRepository, HistorySummariser, RunSummariesService],
-  exports: [HistorySummariser, RunSummariesService],
+  providers: [RunSummariesRepository, RunSummariser, RunSummariesService],
+  exports: [RunSummariser, RunSummariesService],
 })
 export class RunSummariesModule {}

@@ -82,7 +82,7 @@ export const SUMMARISE_RANGE = `
   WITH runs AS (
     SELECT ${RUN_FIELDS}
       FROM occurrences o
-      LEFT JOIN attempts a ON a.run_id = o.id AND a.attempt_no = 1
+      LEFT JOIN attempts a ON a.run_id = o.id AND a.scheduled_at = o.scheduled_at AND a.attempt_no = 1
      WHERE o.scheduled_at >= $1 AND o.scheduled_at < $2 AND o.state IN (${FINAL_STATES})),
   ${GROUPED},
   written AS (
@@ -107,7 +107,7 @@ export const LIVE_SUMMARIES = `
   WITH runs AS (
     SELECT ${RUN_FIELDS}
       FROM occurrences o
-      LEFT JOIN attempts a ON a.run_id = o.id AND a.attempt_no = 1
+      LEFT JOIN attempts a ON a.run_id = o.id AND a.scheduled_at = o.scheduled_at AND a.attempt_no = 1
      WHERE o.tenant_id = $1 AND o.schedule_id = $2
        AND o.scheduled_at >= ($3::date)::timestamp AT TIME ZONE 'UTC'
        AND o.scheduled_at < ($4::date)::timestamp AT TIME ZONE 'UTC'),

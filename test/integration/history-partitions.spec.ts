@@ -211,6 +211,61 @@ describe('history partitions', () => {
     expect(runScans(unpruned).size).toBeGreaterThan(1);
   });
 
+  it('keeps what a dropped partition held in the schedule summary (the real summariser)', async () => {
+    const scheduleId = await w.createSchedule(await w.createTarget());
+    const lowest = (await partitions.list())[0].from.getTime();
+    const range = {
+      from: new Date(lowest - 5 * 24 * HOUR),
+      to: new Date(lowest - 5 * 24 * HOUR + HOUR),
+    };
+    await partitions.maintenance((tx) => partitions.create(tx, range));
+    const at = (minute: number) => new Date(range.from.getTime() + minute * 60_000);
+    const ends: Array<[string, number]> = [
+      ['SUCCEEDED', 1],
+      ['SUCCEEDED', 2],
+      ['FAILED', 3],
+    ];
+    for (const [state, minute] of ends) {
+      const runId = await w.insertRun(scheduleId, at(minute));
+      await w.db.query(
+        `UPDATE occurrences SET state = $2, finished_at = scheduled_at + interval '2 seconds',
+                attempt_count = 1 WHERE id = $1`,
+        [runId, state],
+      );
+      await w.db.query(
+        `INSERT INTO attempts (run_id, attempt_no, tenant_id, worker_id, fencing_token,
+                               scheduled_at, started_at, ended_at, outcome)
+         VALUES ($1, 1, $2, 'w', 1, $3, $3::timestamptz + make_interval(secs => $4::double precision / 1000),
+                 $3::timestamptz + interval '2 seconds', $5)`,
+        [runId, w.tenant.id, at(minute), minute * 100, state === 'FAILED' ? 'failed' : 'succeeded'],
+      );
+    }
+    const day = range.from.toISOString().slice(0, 10);
+    const nextDay = new Date(Date.parse(day) + 24 * HOUR).toISOString().slice(0, 10);
+    const summary = async () => {
+      const res = await w.t.http
+        .get(`/schedules/${scheduleId}/summary`)
+        .query({ from: day, to: nextDay })
+        .set('Authorization', `Bearer ${w.tenant.apiKey}`);
+      expect(res.status).toBe(200);
+      return res.body.days.find((d: { day: string }) => d.day === day);
+    };
+    const before = await summary();
+    expect(before).toMatchObject({ runs: 3, attempts: 3 });
+    expect(before.lag).toMatchObject({ count: 3, maxMs: 300 });
+
+    const { dropped } = await history.dropExpired();
+    expect(dropped.map((p) => p.from.getTime())).toContain(range.from.getTime());
+    expect(
+      (
+        await w.db.query(`SELECT count(*)::int AS n FROM occurrences WHERE schedule_id = $1`, [
+          scheduleId,
+        ])
+      )[0].n,
+    ).toBe(0);
+    expect(await summary()).toEqual(before);
+  });
+
   const runScans = (plan: string): Set<string> =>
     new Set([...plan.matchAll(/ on (occurrences_\w+) o(?:_\d+)?\b/g)].map((m) => m[1]));
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { SqlRunner } from '../../src/database';
-import { HistorySummariser } from '../../src/run-summaries';
+import { RunSummariser } from '../../src/run-summaries';
 import { ExecutionWorld, startExecutionWorld } from './execution.fixtures';
 
 const DAY_MS = 86_400_000;
@@ -31,7 +31,7 @@ interface FixtureRun {
 describe('run summaries', () => {
   let w: ExecutionWorld;
   let sql: SqlRunner;
-  let summariser: HistorySummariser;
+  let summariser: RunSummariser;
   let scheduleId: string;
 
   const summary = (query: string, apiKey?: string) =>
@@ -65,9 +65,9 @@ describe('run summaries', () => {
       for (let n = 1; n <= run.attempts; n++) {
         await sql.rows(
           `INSERT INTO attempts (run_id, attempt_no, tenant_id, worker_id, fencing_token, started_at,
-                                 ended_at, outcome)
+                                 ended_at, outcome, scheduled_at)
            VALUES ($1, $2::int, $3, 'w', $2::int, $4::timestamptz + make_interval(secs => $5 / 1000.0),
-                   $4::timestamptz + make_interval(secs => $5 / 1000.0 + 1), 'failed')`,
+                   $4::timestamptz + make_interval(secs => $5 / 1000.0 + 1), 'failed', $4)`,
           [id, n, w.tenant.id, run.at, run.lagMs + (n - 1) * 5000],
         );
       }
@@ -91,7 +91,7 @@ describe('run summaries', () => {
   beforeAll(async () => {
     w = await startExecutionWorld('api');
     sql = w.t.app.get(SqlRunner);
-    summariser = w.t.app.get(HistorySummariser);
+    summariser = w.t.app.get(RunSummariser);
     const targetId = await w.createTarget();
     scheduleId = await w.createSchedule(targetId);
     const runs: FixtureRun[] = [];

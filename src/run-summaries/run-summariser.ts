@@ -3,7 +3,8 @@ import type { Tx } from '../database';
 import { RunSummariesRepository } from './run-summaries.repository';
 
 /**
- * The hook the partition maintenance calls, in the transaction that drops the partition of
+ * The history's summariser (see history/history-summariser.ts), the hook the partition
+ * maintenance calls, in the transaction that drops the partition of
  * scheduled_at range [from, to), before the drop: the final runs of the range (with their first
  * attempts) become run summaries, and the range goes on the ledger. Summary and drop commit
  * together, so a range is summarised exactly once; a repeat of the same range writes nothing,
@@ -11,8 +12,8 @@ import { RunSummariesRepository } from './run-summaries.repository';
  * Runs still active in the range are not summarised: they stay rows and count from there.
  */
 @Injectable()
-export class HistorySummariser {
-  private readonly logger = new Logger(HistorySummariser.name);
+export class RunSummariser {
+  private readonly logger = new Logger(RunSummariser.name);
 
   constructor(private readonly summaries: RunSummariesRepository) {}
 
