@@ -57,4 +57,15 @@ export type LifecycleEvent =
   | { kind: 'target.backoff'; tenantId: string; targetId: string; seconds: number }
   /** A target answered 410 Gone and is disabled. */
   | { kind: 'target.disabled'; tenantId: string; targetId: string }
-  | { kind: 'outbox.age'; seconds: number };
+  | { kind: 'outbox.age'; seconds: number }
+  /** A worker process of the primary's pool consumes jobs; `live`: how many do now. */
+  | { kind: 'worker_process.ready'; pid: number; workerId: string; live: number }
+  /** A worker process ended; `restartInMs` null when the pool is stopping (no restart). */
+  | {
+      kind: 'worker_process.exited';
+      pid: number;
+      code: number | null;
+      signal: string | null;
+      restartInMs: number | null;
+      live: number;
+    };
