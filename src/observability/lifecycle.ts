@@ -123,11 +123,11 @@ export class Lifecycle {
         return;
       case 'worker_process.ready':
         m.workerProcesses.set(event.live);
-        this.logger.log({ pid: event.pid, workerId: event.workerId }, 'worker process ready');
+        this.logger.log({ workerPid: event.pid, workerId: event.workerId }, 'worker process ready');
         return;
       case 'worker_process.exited': {
         m.workerProcesses.set(event.live);
-        const exit = { pid: event.pid, code: event.code, signal: event.signal };
+        const exit = { workerPid: event.pid, code: event.code, signal: event.signal };
         if (event.restartInMs === null) {
           this.logger.log(exit, 'worker process stopped');
           return;

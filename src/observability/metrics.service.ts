@@ -35,7 +35,7 @@ export class MetricsService {
 
   readonly roleActive = new Gauge({
     name: 'dueline_role_active',
-    help: '1 for each role (api, poller, relay, worker) running in this process',
+    help: 'Processes running each role (api, poller, relay, worker): this one, plus its worker pool on a primary',
     labelNames: ['role'] as const,
     registers: [this.registry],
   });
