@@ -53,8 +53,9 @@ async function main(): Promise<void> {
   const migrations = await migrateDatabase(resolved.databaseUrl!, resolved.secretsKeyring!);
   const poolSize = workerPoolSize(resolved);
   const app = await createApp(poolSize > 0 ? withoutWorkerRole(resolved) : resolved);
-  await app.listen(resolved.port, '0.0.0.0');
+  // The children first: once this process answers on its port, the whole service is up.
   const pool = poolSize > 0 ? await startWorkerPool(app, resolved, poolSize) : null;
+  await app.listen(resolved.port, '0.0.0.0');
   const url = (await app.getUrl()).replace('[::1]', 'localhost').replace('0.0.0.0', 'localhost');
   printBanner(resolved, url, embedded !== null, migrations.applied, pool);
 
