@@ -97,6 +97,25 @@ export function postgresCpuSeconds(postmaster: number): number | null {
   return total;
 }
 
+/**
+ * CPU seconds a service replica and its worker processes (WORKER_PROCESSES children) have spent:
+ * its own, its reaped children's and the live children's, so a pool is metered whole.
+ */
+export function serviceTreeCpuSeconds(root: number): number | null {
+  const times = cpuTimes(root);
+  if (!times) return null;
+  let total = times.self + times.children;
+  for (const pid of childrenOf(root)) total += cpuTimes(pid)?.self ?? 0;
+  return total;
+}
+
+/** Resident set of a replica and its live worker processes now, MiB. */
+export function serviceTreeRssMb(root: number): number | null {
+  const own = rssMb(root);
+  if (own === null) return null;
+  return childrenOf(root).reduce((sum, pid) => sum + (rssMb(pid) ?? 0), own);
+}
+
 /** Sum of PSS over a postmaster and its children, MiB. */
 export function postgresPssMb(postmaster: number): number | null {
   const root = pssMb(postmaster);

@@ -4,6 +4,8 @@ import {
   peakRssMb,
   postgresCpuSeconds,
   postgresPssMb,
+  serviceTreeCpuSeconds,
+  serviceTreeRssMb,
 } from './proc-stats';
 
 export interface ProcessUsage {
@@ -38,7 +40,8 @@ interface Metered {
 
 /**
  * Meters CPU seconds and peak memory of the processes under test (service replicas, or a peer's
- * runner) and of Postgres, over a span. Samples once a second so a process that is SIGKILLed
+ * runner) and of Postgres, over a span. A replica is metered with its child processes (a
+ * primary's worker pool): CPU of the whole tree, peak of the tree's summed resident set. Samples once a second so a process that is SIGKILLed
  * mid-run still reports what it used until shortly before; `retire()` takes an exact last reading.
  */
 export class ResourceMeter {
@@ -65,7 +68,7 @@ export class ResourceMeter {
 
   /** A process started after the meter (e.g. a replacement replica). */
   add(name: string, pid: number): void {
-    const cpu = cpuTimes(pid)?.self ?? 0;
+    const cpu = serviceTreeCpuSeconds(pid) ?? 0;
     this.processes.set(pid, {
       name,
       pid,
@@ -125,10 +128,10 @@ export class ResourceMeter {
   }
 
   private read(p: Metered): void {
-    const cpu = cpuTimes(p.pid);
-    if (cpu) p.lastCpu = cpu.self;
-    const rss = peakRssMb(p.pid);
-    if (rss !== null) p.peakRss = Math.max(p.peakRss, rss);
+    const cpu = serviceTreeCpuSeconds(p.pid);
+    if (cpu !== null) p.lastCpu = cpu;
+    const rss = Math.max(peakRssMb(p.pid) ?? 0, serviceTreeRssMb(p.pid) ?? 0);
+    p.peakRss = Math.max(p.peakRss, rss);
   }
 }
 

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { InvalidDatabaseUrlError, parseDatabaseUrl } from '../database';
 import {
   type AllowedHosts,
@@ -73,6 +74,13 @@ export interface ExecutionConfig {
  * locks (steady 200/s p99 ~95 ms against ~100-120 with two; the 10,000 burst ~13 % slower).
  */
 export interface WorkerConfig {
+  /**
+   * Worker-role processes forked beside a process that runs the worker role with other roles
+   * (WORKER_PROCESSES; default one per core but one): the primary then runs its other roles and
+   * the pool runs the worker role, each child a whole worker with `concurrency` slots.
+   * 0: the worker role runs in the process itself. Ignored when the worker role runs alone.
+   */
+  processes: number;
   concurrency: number;
   batchSize: number;
   fetchLoops: number;
@@ -256,6 +264,7 @@ export function loadConfig(env: Env): AppConfig {
     );
   }
   const worker: WorkerConfig = {
+    processes: int('WORKER_PROCESSES', defaultWorkerProcesses(), 0, 64),
     concurrency: int('WORKER_CONCURRENCY', 600, 1, 100_000),
     batchSize: int('WORKER_BATCH_SIZE', 200, 1, 10_000),
     fetchLoops: int('WORKER_FETCH_LOOPS', 1, 1, 64),
@@ -355,6 +364,11 @@ export function loadConfig(env: Env): AppConfig {
       fleetBacklog: int('ADMISSION_FLEET_BACKLOG', 1000, 1, 1_000_000),
     },
   });
+}
+
+/** One worker process per core but one: the primary (api, poller, relay) keeps a core. */
+function defaultWorkerProcesses(): number {
+  return Math.max(1, availableParallelism() - 1);
 }
 
 function optional(env: Env, name: string): string | null {

@@ -37,6 +37,8 @@ export class DuelineMetrics {
   readonly targetsDisabled: Counter;
   readonly targetGoneRuns: Counter;
   readonly runStarts: Counter<'priority'>;
+  readonly workerProcesses: Gauge;
+  readonly workerProcessRestarts: Counter;
 
   constructor(metrics: MetricsService) {
     const registers = [metrics.registry];
@@ -159,6 +161,15 @@ export class DuelineMetrics {
     this.targetGoneRuns = counter(
       'dueline_target_gone_runs_total',
       'Waiting runs the admitter ended FAILED target_gone because their target is disabled',
+    );
+    // Only a primary with a worker pool (WORKER_PROCESSES) moves these.
+    this.workerProcesses = gauge(
+      'dueline_worker_processes',
+      'Worker processes of this primary that are ready and consuming jobs',
+    );
+    this.workerProcessRestarts = counter(
+      'dueline_worker_process_restarts_total',
+      'Worker processes of this primary that exited unexpectedly and were forked again',
     );
   }
 }

@@ -59,4 +59,15 @@ export type LifecycleEvent =
   | { kind: 'target.disabled'; tenantId: string; targetId: string }
   | { kind: 'outbox.age'; seconds: number }
   /** A history maintenance round: partitions created, dropped, and expired ones kept (live runs). */
-  | { kind: 'history.maintained'; created: number; dropped: number; waiting: number };
+  | { kind: 'history.maintained'; created: number; dropped: number; waiting: number }
+  /** A worker process of the primary's pool consumes jobs; `live`: how many do now. */
+  | { kind: 'worker_process.ready'; pid: number; workerId: string; live: number }
+  /** A worker process ended; `restartInMs` null when the pool is stopping (no restart). */
+  | {
+      kind: 'worker_process.exited';
+      pid: number;
+      code: number | null;
+      signal: string | null;
+      restartInMs: number | null;
+      live: number;
+    };

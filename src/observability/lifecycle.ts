@@ -132,6 +132,24 @@ export class Lifecycle {
           'target disabled (410 Gone)',
         );
         return;
+      case 'worker_process.ready':
+        m.workerProcesses.set(event.live);
+        this.logger.log({ workerPid: event.pid, workerId: event.workerId }, 'worker process ready');
+        return;
+      case 'worker_process.exited': {
+        m.workerProcesses.set(event.live);
+        const exit = { workerPid: event.pid, code: event.code, signal: event.signal };
+        if (event.restartInMs === null) {
+          this.logger.log(exit, 'worker process stopped');
+          return;
+        }
+        m.workerProcessRestarts.inc();
+        this.logger.error(
+          { ...exit, restartInMs: event.restartInMs },
+          'worker process exited unexpectedly; restarting it',
+        );
+        return;
+      }
     }
   }
 }

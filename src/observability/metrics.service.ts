@@ -1,11 +1,27 @@
 import { Injectable } from '@nestjs/common';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import {
+  AggregatorRegistry,
+  collectDefaultMetrics,
+  Counter,
+  Gauge,
+  Histogram,
+  type MetricObjectWithValues,
+  type MetricValue,
+  Registry,
+} from 'prom-client';
 import { databaseRoundTrips } from '../database';
+
+/** Other processes' registries as `getMetricsAsJSON()` gives them (a primary's worker pool). */
+export type PeerMetricsSource = () => Promise<
+  Array<Array<MetricObjectWithValues<MetricValue<string>>>>
+>;
 
 /**
  * One Prometheus registry per application instance (not prom-client's global one), so several
  * app instances in one process, as in tests, never collide. The process and HTTP series live
- * here; the engine's are DuelineMetrics, fed by lifecycle events.
+ * here; the engine's are DuelineMetrics, fed by lifecycle events. A primary with a worker pool
+ * adds its children as peers: a scrape then sums their series into its own (counters and
+ * histograms add up; each series keeps prom-client's aggregation, e.g. memory summed).
  */
 @Injectable()
 export class MetricsService {
@@ -21,7 +37,7 @@ export class MetricsService {
 
   readonly roleActive = new Gauge({
     name: 'dueline_role_active',
-    help: '1 for each role (api, poller, relay, worker) running in this process',
+    help: 'Processes running each role (api, poller, relay, worker): this one, plus its worker pool on a primary',
     labelNames: ['role'] as const,
     registers: [this.registry],
   });
@@ -41,8 +57,22 @@ export class MetricsService {
     collectDefaultMetrics({ register: this.registry, prefix: 'dueline_' });
   }
 
-  render(): Promise<string> {
-    return this.registry.metrics();
+  private peers: PeerMetricsSource | null = null;
+
+  /** Series of other processes (a worker pool's children) to sum into every scrape. */
+  addPeers(source: PeerMetricsSource): void {
+    this.peers = source;
+  }
+
+  async render(): Promise<string> {
+    if (!this.peers) return this.registry.metrics();
+    const [own, peers] = await Promise.all([this.registry.getMetricsAsJSON(), this.peers()]);
+    return AggregatorRegistry.aggregate([own, ...peers]).metrics();
+  }
+
+  /** This process's own series, for a primary that aggregates them. */
+  ownMetrics(): Promise<Array<MetricObjectWithValues<MetricValue<string>>>> {
+    return this.registry.getMetricsAsJSON();
   }
 
   get contentType(): string {

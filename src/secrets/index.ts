@@ -3,6 +3,7 @@ export { isSealed, SecretBox, type SecretPurpose } from './secret-box';
 export {
   generateKeyText,
   keyIdOf,
+  keyringText,
   parseKeyring,
   SECRET_KEY_BYTES,
   withNewCurrentKey,

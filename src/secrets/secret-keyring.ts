@@ -54,3 +54,9 @@ export function generateKeyText(): string {
 export function withNewCurrentKey(text: string): string {
   return [generateKeyText(), ...text.split(/[\s,]+/).filter(Boolean)].join('\n') + '\n';
 }
+
+/** The keyring as SECRETS_KEY text (the current key first), e.g. for a child process's env. */
+export function keyringText(keyring: SecretKeyring): string {
+  const others = [...keyring.all.values()].filter((key) => key.id !== keyring.current.id);
+  return [keyring.current, ...others].map((key) => key.key.toString('base64')).join(',');
+}

@@ -80,6 +80,11 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     this.logger.log('worker stopped');
   }
 
+  /** The id this worker's claims and attempts carry (host, process id and a random part). */
+  get workerId(): string {
+    return this.executor.workerId;
+  }
+
   isRunning(): boolean {
     return this.workIds.length > 0;
   }

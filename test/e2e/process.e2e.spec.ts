@@ -196,6 +196,8 @@ describe('node dist/src/main.js, as a newcomer runs it', () => {
 
     expect(stdout).toMatch(new RegExp(`^Swagger UI: http://\\S+:${first.port}/docs\\s`, 'm'));
     expect(stdout).toMatch(new RegExp(`^console: http://\\S+:${first.port}/console\\s`, 'm'));
+    // Every core by default: the worker role runs in processes of its own beside this one.
+    expect(stdout).toMatch(/^dueline is listening on .*the worker role in [1-9]\d* process\(es\)/m);
     const printed = printedAdminToken(stdout);
     const stored = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
     expect(printed.path).toBe(join(dataDir, 'admin-token'));

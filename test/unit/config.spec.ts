@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { loadConfig } from '../../src/config';
 
 describe('loadConfig', () => {
@@ -55,6 +56,8 @@ describe('loadConfig', () => {
     [{ WORKER_CONCURRENCY: '10', WORKER_BATCH_SIZE: '20' }, 'WORKER_BATCH_SIZE'],
     [{ WORKER_POLLING_INTERVAL_MS: '100' }, 'WORKER_POLLING_INTERVAL_MS'],
     [{ RELAY_INTERVAL_MS: 'soon' }, 'RELAY_INTERVAL_MS'],
+    [{ WORKER_PROCESSES: '-1' }, 'WORKER_PROCESSES'],
+    [{ WORKER_PROCESSES: '65' }, 'WORKER_PROCESSES'],
   ])('fails fast with one line naming the variable: %p', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(new RegExp(`^Invalid configuration: ${variable} `));
   });
@@ -74,6 +77,12 @@ describe('loadConfig', () => {
     expect(config.relay.sweepIntervalMs).toBe(250);
     expect(config.queue.poolSize).toBe(4);
     expect(config.database.poolSize).toBe(8);
+  });
+
+  it('forks one worker process per core but one by default; 0 keeps the worker in-process', () => {
+    expect(loadConfig({}).worker.processes).toBe(Math.max(1, availableParallelism() - 1));
+    expect(loadConfig({ WORKER_PROCESSES: '0' }).worker.processes).toBe(0);
+    expect(loadConfig({ WORKER_PROCESSES: '3' }).worker.processes).toBe(3);
   });
 
   it('is frozen: nothing can change it after boot', () => {

@@ -1,5 +1,6 @@
 import { loadConfig } from '../../../src/config';
-import { keyIdOf, parseKeyring, SecretBox } from '../../../src/secrets';
+import { randomBytes } from 'node:crypto';
+import { keyIdOf, keyringText, parseKeyring, SecretBox } from '../../../src/secrets';
 
 const keyText = (fill: number) => Buffer.alloc(32, fill).toString('base64');
 
@@ -46,5 +47,17 @@ describe('SecretBox (AES-256-GCM at rest)', () => {
     } catch (error) {
       expect((error as Error).message).not.toContain(bad);
     }
+  });
+});
+
+describe('keyringText', () => {
+  it('writes a keyring back as SECRETS_KEY text that parses to the same keys, current first', () => {
+    const first = randomBytes(32).toString('base64');
+    const second = randomBytes(32).toString('base64');
+    const keyring = parseKeyring(`${first}\n${second}`);
+    const again = parseKeyring(keyringText(keyring));
+    expect(again.current.id).toBe(keyring.current.id);
+    expect([...again.all.keys()]).toEqual([...keyring.all.keys()]);
+    expect(keyringText(keyring)).toBe(`${first},${second}`);
   });
 });
