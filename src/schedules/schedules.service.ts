@@ -628,6 +628,7 @@ function toInput(schedule: ScheduleDefinition): ScheduleInput {
     calendarDates: schedule.calendarId ? schedule.excludedDates : undefined,
     maxRuns: schedule.maxRuns,
     pauseAfterConsecutiveFailures: schedule.pauseAfterConsecutiveFailures,
+    lateAfterSeconds: schedule.lateAfterSeconds,
     startAt: schedule.startAt,
     endAt: schedule.endAt,
     missedRunPolicy: schedule.missedRunPolicy,
