@@ -8,6 +8,7 @@ import { ExecutionModule } from '../execution';
 import { OccurrencesModule } from '../occurrences';
 import { SchedulesModule } from '../schedules';
 import { SigningKeysModule } from '../signing-keys';
+import { SubscriptionsModule } from '../subscriptions';
 import { TargetsModule } from '../targets';
 import { TenantsModule } from '../tenants';
 import { UsageModule } from '../usage';
@@ -20,6 +21,7 @@ import { RunSearchController } from './runs/run-search.controller';
 import { RunsController } from './runs/runs.controller';
 import { ScheduleRunsController } from './runs/schedule-runs.controller';
 import { SchedulesController } from './schedules/schedules.controller';
+import { SubscriptionsController } from './subscriptions/subscriptions.controller';
 import { TargetsController } from './targets/targets.controller';
 import { TenantsController } from './tenants/tenants.controller';
 import { UsageController } from './usage/usage.controller';
@@ -41,6 +43,7 @@ import { UsageController } from './usage/usage.controller';
     ExecutionModule,
     UsageModule,
     SigningKeysModule,
+    SubscriptionsModule,
   ],
   controllers: [
     TenantsController,
@@ -48,6 +51,7 @@ import { UsageController } from './usage/usage.controller';
     CalendarsController,
     BackfillsController,
     TargetsController,
+    SubscriptionsController,
     ScheduleRunsController,
     RunSearchController,
     RunsController,
