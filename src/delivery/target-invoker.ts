@@ -201,12 +201,7 @@ export function buildRequestHeaders(
   headers[WEBHOOK_TIMESTAMP_HEADER] = timestamp;
   const secrets = request.signingSecrets ?? [];
   if (secrets.length > 0) {
-    headers[WEBHOOK_SIGNATURE_HEADER] = webhookSignatureValue(
-      secrets,
-      webhookId,
-      timestamp,
-      body,
-    );
+    headers[WEBHOOK_SIGNATURE_HEADER] = webhookSignatureValue(secrets, webhookId, timestamp, body);
     headers[TIMESTAMP_HEADER] = timestamp;
     headers[SIGNATURE_HEADER] = secrets
       .map((secret) => signatureHeaderValue(secret, timestamp, body))

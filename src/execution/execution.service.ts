@@ -203,7 +203,9 @@ export class ExecutionService {
     // Subscribers hear of the runs that ended, in this transaction: one statement for the batch.
     await this.events.recordRunEvents(
       tx,
-      changes.filter(({ run }) => written.get(run.runId)?.state !== 'RETRY_WAIT').map(({ run }) => run.runId),
+      changes
+        .filter(({ run }) => written.get(run.runId)?.state !== 'RETRY_WAIT')
+        .map(({ run }) => run.runId),
     );
     for (const run of ended.values()) {
       await this.overlap.runEnded(tx, { ...run, endedWhileWaiting: false });

@@ -19,7 +19,10 @@ import { TenantEntity } from '../tenants/tenant.entity';
   OR (kind = 'interval' AND every_seconds > 0 AND anchor_at IS NOT NULL AND timezone IS NOT NULL AND run_at IS NULL AND cron IS NULL)`,
 )
 @Check('schedules_max_runs_check', `max_runs IS NULL OR max_runs > 0`)
-@Check('schedules_late_after_seconds_check', `late_after_seconds IS NULL OR late_after_seconds >= 0`)
+@Check(
+  'schedules_late_after_seconds_check',
+  `late_after_seconds IS NULL OR late_after_seconds >= 0`,
+)
 @Check(
   'schedules_paused_reason_check',
   `paused_reason IS NULL OR paused_reason IN ('paused_by_request', 'consecutive_failures')`,

@@ -1,11 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import {
-  isUuid,
-  NotFoundError,
-  pageSize,
-  QuotaExceededError,
-  ValidationError,
-} from '../common';
+import { isUuid, NotFoundError, pageSize, QuotaExceededError, ValidationError } from '../common';
 import { EVENT_TYPES, isEventType, type EventType } from './event-type';
 import {
   MAX_SUBSCRIPTIONS_PER_TENANT,

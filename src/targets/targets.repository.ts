@@ -125,7 +125,11 @@ export class TargetsRepository {
           tx,
         );
         const outcome = await this.updateIn(tx, tenantId, id, changes);
-        if (outcome?.kind === 'ok' && before?.status === 'active' && changes.status === 'disabled') {
+        if (
+          outcome?.kind === 'ok' &&
+          before?.status === 'active' &&
+          changes.status === 'disabled'
+        ) {
           await onDisabled(tx);
         }
         return outcome;

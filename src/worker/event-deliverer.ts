@@ -125,7 +125,10 @@ export class EventDeliverer implements OnApplicationBootstrap, BeforeApplication
   }
 
   /** Null when the target answered 2xx; else why not (kept on the event, never a secret). */
-  private async call(event: ClaimedEvent, target: DispatchTarget | undefined): Promise<string | null> {
+  private async call(
+    event: ClaimedEvent,
+    target: DispatchTarget | undefined,
+  ): Promise<string | null> {
     if (!target) return `target ${event.targetId} no longer exists`;
     if (target.status !== 'active') return `target ${target.id} is disabled`;
     let credentials: Record<string, string>;

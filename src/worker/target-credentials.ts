@@ -7,8 +7,7 @@ import type { DispatchTarget } from '../targets';
 
 /** What a call is for: a run's attempt, or an event's delivery. */
 export type CallFor =
-  | { tenantId: string; runId: string; scheduleId: string }
-  | { tenantId: string; eventId: string };
+  { tenantId: string; runId: string; scheduleId: string } | { tenantId: string; eventId: string };
 
 /** The token endpoint gets at most this long, whatever the target's own timeout. */
 const TOKEN_TIMEOUT_MS = 10_000;

@@ -3,7 +3,11 @@ import type { Test } from 'supertest';
 import { Webhook } from 'standardwebhooks';
 import { SqlRunner } from '../../src/database';
 import { OccurrencesService, type NewOccurrence } from '../../src/occurrences';
-import { ExecutionWorld, FAST_RETRIES, startExecutionWorld } from '../integration/execution.fixtures';
+import {
+  ExecutionWorld,
+  FAST_RETRIES,
+  startExecutionWorld,
+} from '../integration/execution.fixtures';
 import { eventually } from '../support/eventually';
 import { gate, HttpSink, type SinkRequest } from '../support/http-sink';
 
@@ -70,7 +74,19 @@ describe('event subscriptions', () => {
       subscriber.requests
         .filter((r) => r.path === path && r.headers['webhook-id'] !== undefined)
         .filter((r) => type === undefined || r.body?.type === type);
-    return { tenant, auth, path, secret, hook, target, schedule, trigger, run, subscribe, received };
+    return {
+      tenant,
+      auth,
+      path,
+      secret,
+      hook,
+      target,
+      schedule,
+      trigger,
+      run,
+      subscribe,
+      received,
+    };
   }
 
   const verified = (secret: string, req: SinkRequest) => {
@@ -209,7 +225,9 @@ describe('event subscriptions', () => {
     const second = await t.trigger(await t.schedule(await t.target(w.sink.url('/ok'))));
     await eventually(() => expect(byRun('run.succeeded', second)).toBeDefined());
     const quiet = await tenantWorld();
-    const quietRun = await quiet.trigger(await quiet.schedule(await quiet.target(w.sink.url('/fail'))));
+    const quietRun = await quiet.trigger(
+      await quiet.schedule(await quiet.target(w.sink.url('/fail'))),
+    );
     await eventually(async () => expect((await quiet.run(quietRun)).state).toBe('FAILED'));
     const [{ none }] = await w.db.query(
       'SELECT count(*)::int AS none FROM events WHERE tenant_id = $1',
@@ -328,10 +346,9 @@ describe('event subscriptions', () => {
       for (const runId of runs) expect((await t.run(runId)).state).toBe('SUCCEEDED');
     });
     await eventually(async () => {
-      const [row] = await w.db.query(
-        'SELECT state, attempts FROM events WHERE tenant_id = $1',
-        [t.tenant.id],
-      );
+      const [row] = await w.db.query('SELECT state, attempts FROM events WHERE tenant_id = $1', [
+        t.tenant.id,
+      ]);
       expect(row).toEqual({ state: 'delivered', attempts: 3 });
     });
     held.open();

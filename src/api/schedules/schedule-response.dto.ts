@@ -60,7 +60,12 @@ export class ScheduleDto {
   @ApiProperty({ description: 'runs created to run so far (what maxRuns counts)' })
   runCount: number;
   @ApiProperty({ type: Number, nullable: true }) pauseAfterConsecutiveFailures: number | null;
-  @ApiProperty({ type: Number, nullable: true, description: 'a run that starts later than this many seconds after it was due sends run.late (null: never)' })
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description:
+      'a run that starts later than this many seconds after it was due sends run.late (null: never)',
+  })
   lateAfterSeconds: number | null;
   @ApiProperty({
     type: String,

@@ -17,7 +17,7 @@ export class CreateSubscriptionDto {
     example: ['run.failed', 'run.unknown'],
     description:
       'The event types to send (each opt-in, run.succeeded included): run.failed, run.unknown, ' +
-      'run.succeeded (a run ended so), run.late (a run started more than its schedule\'s ' +
+      "run.succeeded (a run ended so), run.late (a run started more than its schedule's " +
       'lateAfterSeconds after it was due), occurrence.skipped (an instant recorded SKIPPED, ' +
       'with its reason code), schedule.paused (by request or auto-pause, with reason and note), ' +
       'target.disabled (a 410 Gone or a PATCH).',
