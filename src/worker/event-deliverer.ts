@@ -74,8 +74,15 @@ export class EventDeliverer implements OnApplicationBootstrap, BeforeApplication
           tenantId,
           batch.map((event) => event.targetId),
         )
-        .catch(() => new Map<string, DispatchTarget>());
-      for (const event of batch) this.track(this.deliver(event, targets.get(event.targetId)));
+        .catch((error: unknown) => new Error(errorSummary(error).message));
+      for (const event of batch) {
+        // Unreadable targets: nothing was sent, the attempt is retried like a failed call.
+        const target =
+          targets instanceof Error
+            ? `the target could not be loaded: ${targets.message}`
+            : targets.get(event.targetId);
+        this.track(this.deliver(event, target));
+      }
     }
     const now = this.clock.nowMs();
     if (now - this.prunedAt >= PRUNE_EVERY_MS) {
@@ -107,7 +114,10 @@ export class EventDeliverer implements OnApplicationBootstrap, BeforeApplication
     this.inFlight.add(tracked);
   }
 
-  private async deliver(event: ClaimedEvent, target: DispatchTarget | undefined): Promise<void> {
+  private async deliver(
+    event: ClaimedEvent,
+    target: DispatchTarget | string | undefined,
+  ): Promise<void> {
     const error = await this.call(event, target);
     if (error === null) {
       await this.events.delivered(event);
@@ -127,8 +137,9 @@ export class EventDeliverer implements OnApplicationBootstrap, BeforeApplication
   /** Null when the target answered 2xx; else why not (kept on the event, never a secret). */
   private async call(
     event: ClaimedEvent,
-    target: DispatchTarget | undefined,
+    target: DispatchTarget | string | undefined,
   ): Promise<string | null> {
+    if (typeof target === 'string') return target;
     if (!target) return `target ${event.targetId} no longer exists`;
     if (target.status !== 'active') return `target ${target.id} is disabled`;
     let credentials: Record<string, string>;
