@@ -15,6 +15,7 @@ import { EncryptSecretsAtRest1796210000000 } from './1796210000000-EncryptSecret
 import { AttemptResponses1796220000000 } from './1796220000000-AttemptResponses';
 import { TargetAuth1796230000000 } from './1796230000000-TargetAuth';
 import { RunTraces1796240000000 } from './1796240000000-RunTraces';
+import { EventSubscriptions1796310000000 } from './1796310000000-EventSubscriptions';
 import { TargetFlowControl1796500000000 } from './1796500000000-TargetFlowControl';
 import { PartitionedHistory1796600000000 } from './1796600000000-PartitionedHistory';
 import type { SecretKeyring } from '../src/secrets';
@@ -49,6 +50,7 @@ export const MIGRATIONS = [
   RunSearchAndBulk1796300000002,
   Backfills1796300000003,
   AutoPause1796300000004,
+  EventSubscriptions1796310000000,
   TargetFlowControl1796500000000,
   PartitionedHistory1796600000000,
   HistorySummaries1796610000000,

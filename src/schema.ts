@@ -6,6 +6,7 @@ import { BackfillEntity, BackfillInstantEntity } from './backfills';
 import { BulkOperationEntity, BulkOperationItemEntity } from './bulk-operations';
 import { CalendarEntity } from './calendars';
 import { runMigrations, type ForeignSchema, type MigrationResult } from './database';
+import { EventEntity } from './events';
 import { DueIndexEntity, PollerPresenceEntity, ShardLeaseEntity } from './due-index';
 import {
   ScheduleLoadEntity,
@@ -23,6 +24,7 @@ import {
 } from './schedules';
 import type { SecretKeyring } from './secrets';
 import { SigningKeyEntity } from './signing-keys';
+import { SubscriptionEntity } from './subscriptions';
 import { TargetEntity } from './targets';
 import { ApiKeyEntity, TenantEntity } from './tenants';
 
@@ -58,6 +60,8 @@ export const SCHEMA = {
     SigningKeyEntity,
     RunSummaryEntity,
     RunSummaryRangeEntity,
+    SubscriptionEntity,
+    EventEntity,
   ],
   migrations: MIGRATIONS,
 };

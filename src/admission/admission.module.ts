@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
+import { EventsModule } from '../events';
 import { OverlapModule } from '../overlap';
 import { AdmissionRepository } from './admission.repository';
 import { AdmissionService } from './admission.service';
 
 /** Admission: tenant permits, rate tokens and the overlap policy, decided at claim. */
 @Module({
-  imports: [OverlapModule],
+  imports: [EventsModule, OverlapModule],
   providers: [AdmissionRepository, AdmissionService],
   exports: [AdmissionService],
 })

@@ -64,8 +64,8 @@ export interface TenantListRound {
   admitted: RunToPublish[];
   /** Moved to their target's waiting list. */
   deferred: number;
-  /** Ended FAILED target_gone. */
-  ended: number;
+  /** Ended FAILED target_gone (their ids). */
+  ended: string[];
 }
 
 /** ClaimDiagnosis with what acting on the refusal needs. */
@@ -223,8 +223,9 @@ export class AdmissionRepository {
     tenantId: string,
     targetId: string,
     limit: number,
-  ): Promise<number> {
-    return (await this.sql.rows(END_RUNS_OF_GONE_TARGET, [tenantId, targetId, limit], tx)).length;
+  ): Promise<string[]> {
+    const rows = await this.sql.rows(END_RUNS_OF_GONE_TARGET, [tenantId, targetId, limit], tx);
+    return rows.map((row) => row.id as string);
   }
 
   /** Admitted normal/low runs waiting in the queue for a worker (see FLEET_BACKLOG). */
@@ -278,13 +279,14 @@ export class AdmissionRepository {
     return {
       admitted: rows.filter((r) => r.outcome === 'admitted').map(toRunToPublish),
       deferred: rows.filter((r) => r.outcome === 'waits').length,
-      ended: rows.filter((r) => r.outcome === 'ended').length,
+      ended: rows.filter((r) => r.outcome === 'ended').map((r) => r.id),
     };
   }
 
   /** Waiting runs past their start deadline end SKIPPED (see SKIP_PAST_START_DEADLINE). */
-  async skipPastStartDeadline(limit: number): Promise<number> {
-    return (await this.sql.rows(SKIP_PAST_START_DEADLINE, [limit])).length;
+  async skipPastStartDeadline(tx: Tx, limit: number): Promise<string[]> {
+    const rows = await this.sql.rows(SKIP_PAST_START_DEADLINE, [limit], tx);
+    return rows.map((row) => row.id as string);
   }
 
   async waitingSummary(): Promise<WaitingSummary> {

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config';
 import type { Tx } from '../database';
+import { EventsService } from '../events';
 import { Lifecycle } from '../observability';
 import { claimBlockedByOverlap, OverlapService } from '../overlap';
 import { RunJobsRepository, type RunToPublish } from '../queue';
@@ -50,6 +51,7 @@ export class AdmissionService {
     private readonly admission: AdmissionRepository,
     private readonly overlap: OverlapService,
     private readonly jobs: RunJobsRepository,
+    private readonly events: EventsService,
     private readonly lifecycle: Lifecycle,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -79,7 +81,10 @@ export class AdmissionService {
           this.config.execution.leaseMs,
           false,
         );
-        if (claim) return { claimed: true, claim };
+        if (claim) {
+          await this.recordLateStarts(tx, [claim]);
+          return { claimed: true, claim };
+        }
         diagnosis = await this.admission.diagnose(tx, runId, tenantId);
         const reason = claimRefusal(diagnosis);
         if (reason) return this.refuse(tx, run, reason, diagnosis, options);
@@ -114,7 +119,15 @@ export class AdmissionService {
         tx,
         runs.map((run) => run.runId),
       );
-      return this.admission.claimMany(tx, runs, workerId, this.config.execution.leaseMs, true);
+      const claimed = await this.admission.claimMany(
+        tx,
+        runs,
+        workerId,
+        this.config.execution.leaseMs,
+        true,
+      );
+      await this.recordLateStarts(tx, claimed);
+      return claimed;
     });
     for (const claim of claims) this.claimed(claim);
     return claims;
@@ -178,7 +191,11 @@ export class AdmissionService {
     const { admission } = this.config;
     const tenants = await this.admission.tenantsWaiting(admission.tenantsPerRound, this.turn);
     this.turn = tenants.length < admission.tenantsPerRound ? null : (tenants.at(-1) ?? null);
-    const skipped = await this.admission.skipPastStartDeadline(admission.batchSize);
+    const skipped = await this.admission.transaction(async (tx) => {
+      const ids = await this.admission.skipPastStartDeadline(tx, admission.batchSize);
+      await this.events.recordRunEvents(tx, ids);
+      return ids.length;
+    });
     if (skipped > 0) this.lifecycle.emit({ kind: 'runs.deadline_skipped', count: skipped });
     const fleet = await this.fleetShares(tenants);
     let admitted = 0;
@@ -199,7 +216,9 @@ export class AdmissionService {
         );
         const runs = [...fromTargets.admitted, ...fromTenant.admitted];
         await this.jobs.publish(tx, runs);
-        return { runs, ended: fromTargets.ended + fromTenant.ended };
+        const ended = [...fromTargets.ended, ...fromTenant.ended];
+        await this.events.recordRunEvents(tx, ended);
+        return { runs, ended: ended.length };
       });
       admitted += round.runs.length;
       targetGone += round.ended;
@@ -230,17 +249,19 @@ export class AdmissionService {
     tx: Tx,
     tenantId: string,
     limit: number,
-  ): Promise<{ admitted: RunToPublish[]; ended: number }> {
+  ): Promise<{ admitted: RunToPublish[]; ended: string[] }> {
     const { tenantsPerRound, batchSize } = this.config.admission;
     const after = this.targetTurn.get(tenantId) ?? null;
     const targets = await this.admission.targetsWaiting(tx, tenantId, tenantsPerRound, after);
     if (targets.length < tenantsPerRound) this.targetTurn.delete(tenantId);
     else this.targetTurn.set(tenantId, targets.at(-1)?.targetId ?? null);
     const admitted: RunToPublish[] = [];
-    let ended = 0;
+    const ended: string[] = [];
     for (const target of targets) {
       if (target.gone) {
-        ended += await this.admission.endRunsOfGoneTarget(tx, tenantId, target.targetId, batchSize);
+        ended.push(
+          ...(await this.admission.endRunsOfGoneTarget(tx, tenantId, target.targetId, batchSize)),
+        );
         continue;
       }
       const left = limit - admitted.length;
@@ -318,6 +339,7 @@ export class AdmissionService {
       if (!d) return refused();
       const ended = await this.admission.endWaiting(tx, run, state, why, detail);
       if (ended) {
+        if (state !== 'CANCELLED') await this.events.recordRunEvents(tx, [run.runId]);
         await this.overlap.runEnded(tx, {
           scheduleId: d.scheduleId,
           overlapPolicy: d.overlapPolicy,
@@ -381,6 +403,14 @@ export class AdmissionService {
       case 'contended':
         return requeue(shortly());
     }
+  }
+
+  /** The claims of first attempts, for run.late (later claims never are: they were started). */
+  private recordLateStarts(tx: Tx, claims: readonly Claim[]): Promise<void> {
+    return this.events.recordLateStarts(
+      tx,
+      claims.filter((claim) => claim.attempt === 1).map((claim) => claim.runId),
+    );
   }
 
   private claimed(claim: Claim): void {

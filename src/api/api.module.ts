@@ -9,6 +9,7 @@ import { OccurrencesModule } from '../occurrences';
 import { RunSummariesModule } from '../run-summaries';
 import { SchedulesModule } from '../schedules';
 import { SigningKeysModule } from '../signing-keys';
+import { SubscriptionsModule } from '../subscriptions';
 import { TargetsModule } from '../targets';
 import { TenantsModule } from '../tenants';
 import { UsageModule } from '../usage';
@@ -22,6 +23,7 @@ import { RunsController } from './runs/runs.controller';
 import { ScheduleRunsController } from './runs/schedule-runs.controller';
 import { ScheduleSummaryController } from './schedules/schedule-summary.controller';
 import { SchedulesController } from './schedules/schedules.controller';
+import { SubscriptionsController } from './subscriptions/subscriptions.controller';
 import { TargetsController } from './targets/targets.controller';
 import { TenantsController } from './tenants/tenants.controller';
 import { UsageController } from './usage/usage.controller';
@@ -44,6 +46,7 @@ import { UsageController } from './usage/usage.controller';
     UsageModule,
     SigningKeysModule,
     RunSummariesModule,
+    SubscriptionsModule,
   ],
   controllers: [
     TenantsController,
@@ -51,6 +54,7 @@ import { UsageController } from './usage/usage.controller';
     CalendarsController,
     BackfillsController,
     TargetsController,
+    SubscriptionsController,
     ScheduleRunsController,
     ScheduleSummaryController,
     RunSearchController,

@@ -374,6 +374,45 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the tenant's subscriptions, oldest first */
+        get: operations["subscriptions.list"];
+        put?: never;
+        /**
+         * Subscribe a target of the tenant to event types
+         * @description Events are Standard Webhooks messages to the target, signed with its active secrets (webhook-id = the event id, webhook-timestamp, webhook-signature), with its auth: body { "type", "timestamp", "data" } (ids, states, reasons, instants; never a payload). Each event is written in the transaction of the change that caused it and delivered at least once, retried with backoff: deduplicate by webhook-id. At most 20 subscriptions per tenant (403 beyond).
+         */
+        post: operations["subscriptions.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscriptions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a subscription */
+        get: operations["subscriptions.get"];
+        put?: never;
+        post?: never;
+        /** Delete a subscription (its events not yet delivered are dropped with it) */
+        delete: operations["subscriptions.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/schedules/{id}/runs": {
         parameters: {
             query?: never;
@@ -865,6 +904,8 @@ export interface components {
             startDeadlineSeconds?: number | null;
             /** @description Pause the schedule after this many consecutive runs end FAILED or UNKNOWN (within a relay round of the last one): status paused, pausedReason consecutive_failures, a note naming the runs, a revision by dueline. Resume with an ordinary PATCH (If-Match), which starts the count again. Unset or null: never. */
             pauseAfterConsecutiveFailures?: number | null;
+            /** @description A run that starts (is claimed for its first attempt) more than this many seconds after its planned fire instant is late: subscribers of run.late hear of it. Unset or null: no late events. */
+            lateAfterSeconds?: number | null;
             /**
              * @description Up to 20 key/value labels; filter with GET /schedules?label=key:value. Keys: letters, digits and ._/-; values: strings up to 128 characters.
              * @example {
@@ -954,6 +995,8 @@ export interface components {
             /** @description runs created to run so far (what maxRuns counts) */
             runCount: number;
             pauseAfterConsecutiveFailures: number | null;
+            /** @description a run that starts later than this many seconds after it was due sends run.late (null: never) */
+            lateAfterSeconds: number | null;
             /**
              * @description while paused
              * @enum {string|null}
@@ -1178,6 +1221,8 @@ export interface components {
             startDeadlineSeconds?: number | null;
             /** @description Pause the schedule after this many consecutive runs end FAILED or UNKNOWN (within a relay round of the last one): status paused, pausedReason consecutive_failures, a note naming the runs, a revision by dueline. Resume with an ordinary PATCH (If-Match), which starts the count again. Unset or null: never. */
             pauseAfterConsecutiveFailures?: number | null;
+            /** @description A run that starts (is claimed for its first attempt) more than this many seconds after its planned fire instant is late: subscribers of run.late hear of it. Unset or null: no late events. */
+            lateAfterSeconds?: number | null;
             /**
              * @description Up to 20 key/value labels; filter with GET /schedules?label=key:value. Keys: letters, digits and ._/-; values: strings up to 128 characters.
              * @example {
@@ -1601,6 +1646,39 @@ export interface components {
             target: components["schemas"]["TargetDto"];
             /** @description The secret dueline generated, shown this once; null when the caller gave one */
             generatedSecret: string | null;
+        };
+        /**
+         * @description The event types to send (each opt-in, run.succeeded included): run.failed, run.unknown, run.succeeded (a run ended so), run.late (a run started more than its schedule's lateAfterSeconds after it was due), occurrence.skipped (an instant recorded SKIPPED, with its reason code), schedule.paused (by request or auto-pause, with reason and note), target.disabled (a 410 Gone or a PATCH).
+         * @enum {string}
+         */
+        EventType: "run.failed" | "run.unknown" | "run.succeeded" | "run.late" | "occurrence.skipped" | "schedule.paused" | "target.disabled";
+        CreateSubscriptionDto: {
+            /**
+             * Format: uuid
+             * @description an existing target of the tenant: where events go
+             */
+            targetId: string;
+            /**
+             * @description The event types to send (each opt-in, run.succeeded included): run.failed, run.unknown, run.succeeded (a run ended so), run.late (a run started more than its schedule's lateAfterSeconds after it was due), occurrence.skipped (an instant recorded SKIPPED, with its reason code), schedule.paused (by request or auto-pause, with reason and note), target.disabled (a 410 Gone or a PATCH).
+             * @example [
+             *       "run.failed",
+             *       "run.unknown"
+             *     ]
+             */
+            eventTypes: components["schemas"]["EventType"][];
+        };
+        SubscriptionDto: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            targetId: string;
+            eventTypes: components["schemas"]["EventType"][];
+            /** Format: date-time */
+            createdAt: string;
+        };
+        SubscriptionPageDto: {
+            items: components["schemas"]["SubscriptionDto"][];
+            nextCursor: string | null;
         };
         CoalescedDto: {
             /** @description missed instants folded into this run */
@@ -3801,6 +3879,219 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Not found (also for another tenant's ids) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    "subscriptions.list": {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description nextCursor from the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionPageDto"];
+                };
+            };
+            /** @description Invalid input (unknown fields, wrong types, malformed JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    "subscriptions.create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSubscriptionDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionDto"];
+                };
+            };
+            /** @description Invalid input (unknown fields, wrong types, malformed JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Quota exceeded */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Not found (also for another tenant's ids) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    "subscriptions.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionDto"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Not found (also for another tenant's ids) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    "subscriptions.delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Missing or invalid credentials */
             401: {

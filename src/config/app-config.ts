@@ -99,6 +99,28 @@ export interface WorkerConfig {
   reservedHighSharePercent: number;
 }
 
+/**
+ * Delivery of events to subscriptions (the worker role): a lane of its own, never the run
+ * slots, with its own bounds per call, per target and per event.
+ */
+export interface EventsConfig {
+  /** Deliveries in flight per worker process. */
+  concurrency: number;
+  /** At most this many deliveries to one target are claimed per round. */
+  perTarget: number;
+  /** How often the deliverer looks for due events (it also looks as soon as a slot frees). */
+  intervalMs: number;
+  /** Upper bound on one delivery call, whatever the target's own timeoutMs. */
+  timeoutMs: number;
+  /** Attempts per event and subscription before it is given up. */
+  maxAttempts: number;
+  /** Backoff between attempts: doubling from the first delay up to the longest. */
+  retryInitialDelayMs: number;
+  retryMaxDelayMs: number;
+  /** Delivered and given-up events are pruned this long after they finished. */
+  retentionSeconds: number;
+}
+
 /** What each attempt keeps of the target's answer (never the request's credentials). */
 export interface AttemptRecordConfig {
   /** Response headers kept, lower-case (`location` always is; cookies never). */
@@ -211,6 +233,7 @@ export interface AppConfig {
   history: HistoryConfig;
   admission: AdmissionConfig;
   attemptRecord: AttemptRecordConfig;
+  events: EventsConfig;
   oidc: OidcConfig;
   tracing: TracingConfig;
 }
@@ -350,6 +373,16 @@ export function loadConfig(env: Env): AppConfig {
         optional(env, 'HISTORY_RETENTION_OVERRIDE_MINUTES') === null
           ? null
           : int('HISTORY_RETENTION_OVERRIDE_MINUTES', 0, 1, 5_256_000),
+    },
+    events: {
+      concurrency: int('EVENT_DELIVERY_CONCURRENCY', 16, 1, 1_000),
+      perTarget: int('EVENT_DELIVERY_PER_TARGET', 4, 1, 1_000),
+      intervalMs: int('EVENT_DELIVERY_INTERVAL_MS', 500, 10, 60_000),
+      timeoutMs: int('EVENT_DELIVERY_TIMEOUT_MS', 10_000, 100, 60_000),
+      maxAttempts: int('EVENT_DELIVERY_MAX_ATTEMPTS', 10, 1, 100),
+      retryInitialDelayMs: int('EVENT_RETRY_INITIAL_DELAY_MS', 1_000, 1, 3_600_000),
+      retryMaxDelayMs: int('EVENT_RETRY_MAX_DELAY_MS', 600_000, 1, 86_400_000),
+      retentionSeconds: int('EVENT_RETENTION_SECONDS', 86_400, 0, 30 * 86_400),
     },
     attemptRecord: {
       responseHeaders: responseHeaders(env),

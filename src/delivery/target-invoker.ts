@@ -30,10 +30,16 @@ export interface TargetRequest {
   signingSecrets?: readonly string[] | null;
   /** Sent as Idempotency-Key; callers pass the run id so every attempt of a run shares it. */
   idempotencyKey: string;
-  runId: string;
-  attempt: number;
-  fencingToken: number | string;
-  scheduledAt: string;
+  /**
+   * A run's call: its X-Dueline-Run-Id, attempt, fencing token and instant headers, and its id as
+   * webhook-id. Absent for an event delivery, which gives `webhookId` instead.
+   */
+  runId?: string;
+  attempt?: number;
+  fencingToken?: number | string;
+  scheduledAt?: string;
+  /** The Standard Webhooks message id when the call is not a run's (an event's id). */
+  webhookId?: string;
   /**
    * Credential headers (Authorization…) for this call. They override anything registered, and
    * their values are scrubbed from what is kept of the answer.
@@ -173,10 +179,12 @@ export function buildRequestHeaders(
   headers['Content-Length'] = String(Buffer.byteLength(body, 'utf8'));
   headers['Accept-Encoding'] = 'identity';
   headers[IDEMPOTENCY_KEY_HEADER] = request.idempotencyKey;
-  headers[RUN_ID_HEADER] = request.runId;
-  headers[ATTEMPT_HEADER] = String(request.attempt);
-  headers[FENCING_TOKEN_HEADER] = String(request.fencingToken);
-  headers[SCHEDULED_AT_HEADER] = request.scheduledAt;
+  if (request.runId !== undefined) {
+    headers[RUN_ID_HEADER] = request.runId;
+    headers[ATTEMPT_HEADER] = String(request.attempt);
+    headers[FENCING_TOKEN_HEADER] = String(request.fencingToken);
+    headers[SCHEDULED_AT_HEADER] = String(request.scheduledAt);
+  }
   for (const [name, value] of Object.entries(request.extraHeaders ?? {})) headers[name] = value;
   for (const [name, value] of Object.entries(request.credentials ?? {})) {
     for (const existing of Object.keys(headers)) {
@@ -185,17 +193,15 @@ export function buildRequestHeaders(
     headers[name] = value;
   }
   const timestamp = String(Math.floor(nowMs / 1000));
-  // webhook-id is the run id: stable across attempts, so a receiver deduplicates retries on it.
-  headers[WEBHOOK_ID_HEADER] = request.runId;
+  // webhook-id is the run id (or the event id): stable across attempts, so a receiver
+  // deduplicates retries on it.
+  const webhookId = request.webhookId ?? request.runId;
+  if (webhookId === undefined) throw new Error('a target request needs a runId or a webhookId');
+  headers[WEBHOOK_ID_HEADER] = webhookId;
   headers[WEBHOOK_TIMESTAMP_HEADER] = timestamp;
   const secrets = request.signingSecrets ?? [];
   if (secrets.length > 0) {
-    headers[WEBHOOK_SIGNATURE_HEADER] = webhookSignatureValue(
-      secrets,
-      request.runId,
-      timestamp,
-      body,
-    );
+    headers[WEBHOOK_SIGNATURE_HEADER] = webhookSignatureValue(secrets, webhookId, timestamp, body);
     headers[TIMESTAMP_HEADER] = timestamp;
     headers[SIGNATURE_HEADER] = secrets
       .map((secret) => signatureHeaderValue(secret, timestamp, body))

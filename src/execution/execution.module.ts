@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AdmissionModule } from '../admission';
 import { AttemptsModule } from '../attempts';
+import { EventsModule } from '../events';
 import { OccurrencesModule } from '../occurrences';
 import { OverlapModule } from '../overlap';
 import { TargetsModule } from '../targets';
@@ -9,7 +10,14 @@ import { ExecutionService } from './execution.service';
 
 /** Execution: a claimed run's heartbeats, fenced completion and lease expiry. */
 @Module({
-  imports: [AdmissionModule, AttemptsModule, OccurrencesModule, OverlapModule, TargetsModule],
+  imports: [
+    AdmissionModule,
+    AttemptsModule,
+    EventsModule,
+    OccurrencesModule,
+    OverlapModule,
+    TargetsModule,
+  ],
   providers: [ExecutionRepository, ExecutionService],
   exports: [ExecutionService],
 })

@@ -3,6 +3,7 @@ import { AdmissionService } from '../admission';
 import { AttemptsService } from '../attempts';
 import { APP_CONFIG, type AppConfig } from '../config';
 import type { Tx } from '../database';
+import { EventsService } from '../events';
 import { Lifecycle, type LifecycleEvent, type RunIds } from '../observability';
 import { OccurrencesService, type Run } from '../occurrences';
 import { OverlapService } from '../overlap';
@@ -38,6 +39,7 @@ export class ExecutionService {
     private readonly admission: AdmissionService,
     private readonly jobs: RunJobsRepository,
     private readonly targets: TargetsService,
+    private readonly events: EventsService,
     private readonly lifecycle: Lifecycle,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -203,6 +205,13 @@ export class ExecutionService {
       };
     });
     await this.jobs.publishEach(tx, retries);
+    // Subscribers hear of the runs that ended, in this transaction: one statement for the batch.
+    await this.events.recordRunEvents(
+      tx,
+      changes
+        .filter(({ run }) => written.get(run.runId)?.state !== 'RETRY_WAIT')
+        .map(({ run }) => run.runId),
+    );
     for (const run of ended.values()) {
       await this.overlap.runEnded(tx, { ...run, endedWhileWaiting: false });
     }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AttemptsModule } from '../attempts';
+import { EventsModule } from '../events';
 import { OverlapModule } from '../overlap';
 import { OccurrencesRepository } from './occurrences.repository';
 import { OccurrencesService } from './occurrences.service';
@@ -10,7 +11,7 @@ import { OccurrencesService } from './occurrences.service';
  * runs and to record manual runs).
  */
 @Module({
-  imports: [AttemptsModule, OverlapModule],
+  imports: [AttemptsModule, EventsModule, OverlapModule],
   providers: [OccurrencesRepository, OccurrencesService],
   exports: [OccurrencesService],
 })

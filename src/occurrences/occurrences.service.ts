@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { AttemptsService } from '../attempts';
 import { ConflictError, NotFoundError, pageSize } from '../common';
 import type { Tx } from '../database';
+import { EventsService } from '../events';
 import { OverlapService } from '../overlap';
 import type { RunState } from '../run-vocabulary';
 import type { InsertedOccurrence, NewOccurrence, RunFilter } from './occurrence';
@@ -20,6 +21,7 @@ export class OccurrencesService {
     private readonly runs: OccurrencesRepository,
     private readonly attempts: AttemptsService,
     private readonly overlap: OverlapService,
+    private readonly events: EventsService,
   ) {}
 
   /**
@@ -27,8 +29,14 @@ export class OccurrencesService {
    * returns no row). The caller publishes the jobs of the runs that are ready, in the same
    * transaction: a committed QUEUED run always has its job.
    */
-  insert(tx: Tx, occurrences: readonly NewOccurrence[]): Promise<InsertedOccurrence[]> {
-    return this.runs.insert(tx, occurrences);
+  async insert(tx: Tx, occurrences: readonly NewOccurrence[]): Promise<InsertedOccurrence[]> {
+    const inserted = await this.runs.insert(tx, occurrences);
+    // Rows that never run (SKIPPED, or FAILED at once) are events for their subscribers.
+    await this.events.recordRunEvents(
+      tx,
+      inserted.filter((row) => row.state !== 'QUEUED').map((row) => row.id),
+    );
+    return inserted;
   }
 
   async get(tenantId: string, runId: string): Promise<RunWithAttempts> {

@@ -49,6 +49,7 @@ export interface ScheduleInput {
   calendarDates?: string[];
   maxRuns?: number | null;
   pauseAfterConsecutiveFailures?: number | null;
+  lateAfterSeconds?: number | null;
   flexibleWindowSeconds?: number;
 }
 
@@ -100,6 +101,16 @@ export function buildDefinition(
   const timing = timingOf(input, now, errors);
   const labels = labelsOf(input.labels, errors);
   const excludeDates = excludeDatesOf(input, timing, errors);
+  const late = input.lateAfterSeconds ?? null;
+  if (
+    late !== null &&
+    (!Number.isInteger(late) || late < 0 || late > SCHEDULE_LIMITS.maxLateAfterSeconds)
+  ) {
+    errors.push({
+      field: 'lateAfterSeconds',
+      message: `lateAfterSeconds must be an integer from 0 to ${SCHEDULE_LIMITS.maxLateAfterSeconds}`,
+    });
+  }
   const maxRuns = input.maxRuns ?? null;
   if (maxRuns !== null && timing?.kind === 'once') {
     errors.push({ field: 'maxRuns', message: 'maxRuns applies to recurring schedules only' });
@@ -137,6 +148,7 @@ export function buildDefinition(
     excludedDates: input.calendarId ? [...(input.calendarDates ?? [])] : excludeDates,
     maxRuns,
     pauseAfterConsecutiveFailures: input.pauseAfterConsecutiveFailures ?? null,
+    lateAfterSeconds: input.lateAfterSeconds ?? null,
     flexibleWindowSeconds: input.flexibleWindowSeconds ?? 0,
   };
   errors.push(...firingProblems(definition, now, firingChecks));

@@ -20,6 +20,8 @@ export const SCHEDULE_LIMITS = {
   /** The longest interval of an `every` schedule. */
   maxEverySeconds: 366 * 86_400,
   maxRuns: 1_000_000,
+  /** lateAfterSeconds: at most a week. */
+  maxLateAfterSeconds: 7 * 24 * 3600,
   /** Items of one POST /schedules/batch (its body is bounded too: BATCH_BODY_LIMIT). */
   maxBatchItems: 1000,
 } as const;

@@ -80,6 +80,7 @@ export function snapshotOf(
     calendarId: definition.calendarId,
     maxRuns: definition.maxRuns,
     pauseAfterConsecutiveFailures: definition.pauseAfterConsecutiveFailures,
+    lateAfterSeconds: definition.lateAfterSeconds,
     status,
   };
 }

@@ -20,6 +20,10 @@ import { TenantEntity } from '../tenants/tenant.entity';
 )
 @Check('schedules_max_runs_check', `max_runs IS NULL OR max_runs > 0`)
 @Check(
+  'schedules_late_after_seconds_check',
+  `late_after_seconds IS NULL OR late_after_seconds >= 0`,
+)
+@Check(
   'schedules_paused_reason_check',
   `paused_reason IS NULL OR paused_reason IN ('paused_by_request', 'consecutive_failures')`,
 )
@@ -141,6 +145,10 @@ export class ScheduleEntity {
   /** Auto-pause after this many consecutive FAILED/UNKNOWN runs (null: never). */
   @Column({ name: 'pause_after_failures', type: 'integer', nullable: true })
   pauseAfterFailures: number | null;
+
+  /** A run that starts more than this many seconds after it was due is late (null: never). */
+  @Column({ name: 'late_after_seconds', type: 'integer', nullable: true })
+  lateAfterSeconds: number | null;
 
   /**
    * Only runs that finished after this count towards an auto-pause: set when the schedule is

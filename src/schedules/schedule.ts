@@ -64,6 +64,11 @@ export interface ScheduleDefinition {
   /** Paused by dueline after this many consecutive runs end FAILED or UNKNOWN (null: never). */
   pauseAfterConsecutiveFailures: number | null;
   /**
+   * A run that starts (is claimed) more than this many seconds after its planned fire instant
+   * is late: a `run.late` event for subscribers (null: no late events).
+   */
+  lateAfterSeconds: number | null;
+  /**
    * Each run fires at a planned instant within this many seconds after its nominal one (0:
    * exactly at it); see plannedFireAt. Shorter than the gap between two runs of a cron.
    */

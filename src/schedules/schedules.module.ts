@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AdmissionModule } from '../admission';
 import { CalendarsModule } from '../calendars';
 import { DueIndexModule } from '../due-index';
+import { EventsModule } from '../events';
 import { LoadProfileModule } from '../load-profile';
 import { OccurrencesModule } from '../occurrences';
 import { TargetsModule } from '../targets';
@@ -21,6 +22,7 @@ import { SchedulesService } from './schedules.service';
     AdmissionModule,
     CalendarsModule,
     DueIndexModule,
+    EventsModule,
     LoadProfileModule,
     TargetsModule,
     OccurrencesModule,

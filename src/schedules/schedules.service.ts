@@ -12,6 +12,7 @@ import {
 } from '../common';
 import { Transactions, type Tx } from '../database';
 import { DueIndexRepository } from '../due-index';
+import { EventsService } from '../events';
 import { LoadProfileService, projectLoad } from '../load-profile';
 import { OccurrencesService, type NewOccurrence, type Run } from '../occurrences';
 import { DstPolicy, nextOccurrences, Occurrence, toLocalIso } from '../recurrence';
@@ -106,6 +107,7 @@ export class SchedulesService {
     private readonly calendars: CalendarsService,
     private readonly revisionLog: ScheduleRevisionsRepository,
     private readonly load: LoadProfileService,
+    private readonly events: EventsService,
     private readonly clock: Clock,
   ) {}
 
@@ -558,6 +560,10 @@ export class SchedulesService {
       } else {
         await this.dueIndex.remove(tx, id);
       }
+      // A pause (by request or dueline's auto-pause) is an event for subscribers, in this edit.
+      if (next.status === 'paused' && current.status !== 'paused') {
+        await this.events.recordSchedulePaused(tx, tenantId, id);
+      }
       const edited = (await this.schedules.findById(tenantId, id, tx))!;
       // Last, so the counter is locked only until the commit. Edits never make a schedule live
       // again (cancelled and completed are terminal), so leaving is the only move to count.
@@ -633,6 +639,7 @@ function toInput(schedule: ScheduleDefinition): ScheduleInput {
     calendarDates: schedule.calendarId ? schedule.excludedDates : undefined,
     maxRuns: schedule.maxRuns,
     pauseAfterConsecutiveFailures: schedule.pauseAfterConsecutiveFailures,
+    lateAfterSeconds: schedule.lateAfterSeconds,
     startAt: schedule.startAt,
     endAt: schedule.endAt,
     missedRunPolicy: schedule.missedRunPolicy,

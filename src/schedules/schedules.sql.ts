@@ -31,7 +31,7 @@ const NEW_SCHEDULE_COLUMNS = `
   end_at, payload, missed_run_policy, max_catch_up, overlap_policy, retry_max_attempts,
   retry_initial_delay_ms, retry_max_delay_ms, retry_deadline_seconds, priority,
   start_deadline_seconds, flexible_window_seconds, every_seconds, anchor_at, labels,
-  excluded_dates, calendar_id, max_runs, pause_after_failures, next_due_at, trace_parent`;
+  excluded_dates, calendar_id, max_runs, pause_after_failures, late_after_seconds, next_due_at, trace_parent`;
 
 /**
  * Inserts new schedules of tenant $1 from a JSON array of rows ($2) in one statement. Every new

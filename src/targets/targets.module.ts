@@ -1,8 +1,10 @@
 import { Module } from '@nestjs/common';
+import { EventsModule } from '../events';
 import { TargetsRepository } from './targets.repository';
 import { TargetsService } from './targets.service';
 
 @Module({
+  imports: [EventsModule],
   providers: [TargetsRepository, TargetsService],
   exports: [TargetsService],
 })

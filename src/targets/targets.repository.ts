@@ -8,6 +8,7 @@ import {
   BACK_OFF_TARGET,
   COUNT_SCHEDULES_USING_TARGET,
   DISABLE_TARGET,
+  LOCK_TARGET_STATUS,
   DROP_EXPIRED_PREVIOUS_SECRETS,
   LIST_TARGETS_AFTER,
   LIST_TARGETS_FIRST_PAGE,
@@ -106,23 +107,52 @@ export class TargetsRepository {
   }
 
   /** Null when the target does not exist for this tenant (or is deleted). */
+  /**
+   * The edit, in one transaction with `onDisabled` when it moved the target from active to
+   * disabled (its event, see LOCK_TARGET_STATUS).
+   */
   async update(
     tenantId: string,
     id: string,
     changes: Partial<TargetValues>,
+    onDisabled: (tx: Tx) => Promise<void>,
   ): Promise<WriteOutcome | null> {
-    return this.catchDuplicateName(async () => {
-      const result = await this.sql
-        .manager()
-        .createQueryBuilder()
-        .update(TargetEntity)
-        .set(changes)
-        .where('tenant_id = :tenantId AND id = :id AND deleted_at IS NULL', { tenantId, id })
-        .returning(TARGET_COLUMNS)
-        .execute();
-      const row = (result.raw as TargetRow[])[0];
-      return row ? { kind: 'ok', target: toTarget(row) } : null;
-    });
+    return this.catchDuplicateName(() =>
+      this.sql.transaction(async (tx) => {
+        const [before] = await this.sql.rows<{ status: string }>(
+          LOCK_TARGET_STATUS,
+          [tenantId, id],
+          tx,
+        );
+        const outcome = await this.updateIn(tx, tenantId, id, changes);
+        if (
+          outcome?.kind === 'ok' &&
+          before?.status === 'active' &&
+          changes.status === 'disabled'
+        ) {
+          await onDisabled(tx);
+        }
+        return outcome;
+      }),
+    );
+  }
+
+  private async updateIn(
+    tx: Tx,
+    tenantId: string,
+    id: string,
+    changes: Partial<TargetValues>,
+  ): Promise<WriteOutcome | null> {
+    const result = await this.sql
+      .manager(tx)
+      .createQueryBuilder()
+      .update(TargetEntity)
+      .set(changes)
+      .where('tenant_id = :tenantId AND id = :id AND deleted_at IS NULL', { tenantId, id })
+      .returning(TARGET_COLUMNS)
+      .execute();
+    const row = (result.raw as TargetRow[])[0];
+    return row ? { kind: 'ok', target: toTarget(row) } : null;
   }
 
   async findById(tenantId: string, id: string): Promise<Target | null> {

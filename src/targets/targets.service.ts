@@ -9,6 +9,7 @@ import {
 } from '../common';
 import { APP_CONFIG, type AppConfig } from '../config';
 import type { Tx } from '../database';
+import { EventsService } from '../events';
 import { SecretBox } from '../secrets';
 import {
   canonicalIp,
@@ -42,6 +43,7 @@ export class TargetsService {
     private readonly targets: TargetsRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly box: SecretBox,
+    private readonly events: EventsService,
   ) {}
 
   async create(tenantId: string, input: TargetInput): Promise<Target> {
@@ -108,7 +110,9 @@ export class TargetsService {
       Object.assign(changes, { status: 'disabled', disabledReason: DISABLED_BY_REQUEST });
     }
     if (Object.keys(changes).length === 0) return this.get(tenantId, id);
-    const outcome = await this.targets.update(tenantId, id, changes);
+    const outcome = await this.targets.update(tenantId, id, changes, (tx) =>
+      this.events.recordTargetDisabled(tx, tenantId, id),
+    );
     if (!outcome) throw notFound(id);
     return unwrap(outcome, changes.name ?? '');
   }
@@ -153,8 +157,10 @@ export class TargetsService {
   }
 
   /** A 410 Gone: the target is disabled with `reason` (in `tx`). True when it was active. */
-  disable(tx: Tx, tenantId: string, targetId: string, reason: string): Promise<boolean> {
-    return this.targets.disable(tx, tenantId, targetId, reason);
+  async disable(tx: Tx, tenantId: string, targetId: string, reason: string): Promise<boolean> {
+    const disabled = await this.targets.disable(tx, tenantId, targetId, reason);
+    if (disabled) await this.events.recordTargetDisabled(tx, tenantId, targetId);
+    return disabled;
   }
 
   /** Forgets rotated-out secrets past their overlap (the relay calls this every round). */

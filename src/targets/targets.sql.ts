@@ -178,3 +178,10 @@ export const DISABLE_TARGET = `
      SET status = 'disabled', disabled_reason = $3, updated_at = now()
    WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL AND status = 'active'
   RETURNING id`;
+
+/**
+ * A target's status before an edit, locked until the edit commits, so that the move from active
+ * to disabled is seen by exactly one edit (its target.disabled event). $1 tenant, $2 target.
+ */
+export const LOCK_TARGET_STATUS = `
+  SELECT status FROM targets WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE`;

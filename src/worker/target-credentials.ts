@@ -1,10 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Claim } from '../admission';
 import { Clock } from '../common';
 import { APP_CONFIG, type AppConfig } from '../config';
 import { OAuthTokenCache, requestClientCredentialsToken } from '../delivery';
 import { SigningKeysService } from '../signing-keys';
 import type { DispatchTarget } from '../targets';
+
+/** What a call is for: a run's attempt, or an event's delivery. */
+export type CallFor =
+  { tenantId: string; runId: string; scheduleId: string } | { tenantId: string; eventId: string };
 
 /** The token endpoint gets at most this long, whatever the target's own timeout. */
 const TOKEN_TIMEOUT_MS = 10_000;
@@ -29,7 +32,7 @@ export class TargetCredentials {
   /** `refresh`: the cached OAuth token was refused (401); fetch a new one. */
   async headersFor(
     target: DispatchTarget,
-    claim: Claim,
+    call: CallFor,
     options: { refresh?: boolean; signal?: AbortSignal } = {},
   ): Promise<Record<string, string>> {
     const auth = target.auth;
@@ -57,8 +60,11 @@ export class TargetCredentials {
         const token = await this.signingKeys.issueToken(
           {
             audience: auth.audience ?? target.url,
-            subject: claim.tenantId,
-            claims: { run_id: claim.runId, schedule_id: claim.scheduleId, target_id: target.id },
+            subject: call.tenantId,
+            claims:
+              'eventId' in call
+                ? { event_id: call.eventId, target_id: target.id }
+                : { run_id: call.runId, schedule_id: call.scheduleId, target_id: target.id },
           },
           this.clock.nowMs(),
         );

@@ -277,6 +277,23 @@ export class ScheduleFieldsDto extends RecurrenceExtrasDto {
   pauseAfterConsecutiveFailures?: number | null;
 
   @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    minimum: 0,
+    maximum: SCHEDULE_LIMITS.maxLateAfterSeconds,
+    description:
+      'A run that starts (is claimed for its first attempt) more than this many seconds after ' +
+      'its planned fire instant is late: subscribers of run.late hear of it. Unset or null: ' +
+      'no late events.',
+  })
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsInt()
+  @Min(0)
+  @Max(SCHEDULE_LIMITS.maxLateAfterSeconds)
+  lateAfterSeconds?: number | null;
+
+  @ApiPropertyOptional({
     type: 'object',
     additionalProperties: { type: 'string' },
     example: { team: 'billing' },

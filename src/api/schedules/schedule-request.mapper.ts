@@ -41,6 +41,7 @@ function fields(dto: ScheduleFieldsDto): ScheduleEdit {
   if (dto.excludeDates !== undefined) out.excludeDates = dto.excludeDates;
   if (dto.calendarId !== undefined) out.calendarId = dto.calendarId;
   if (dto.maxRuns !== undefined) out.maxRuns = dto.maxRuns;
+  if (dto.lateAfterSeconds !== undefined) out.lateAfterSeconds = dto.lateAfterSeconds;
   if (dto.pauseAfterConsecutiveFailures !== undefined) {
     out.pauseAfterConsecutiveFailures = dto.pauseAfterConsecutiveFailures;
   }

@@ -61,6 +61,13 @@ export class ScheduleDto {
   runCount: number;
   @ApiProperty({ type: Number, nullable: true }) pauseAfterConsecutiveFailures: number | null;
   @ApiProperty({
+    type: Number,
+    nullable: true,
+    description:
+      'a run that starts later than this many seconds after it was due sends run.late (null: never)',
+  })
+  lateAfterSeconds: number | null;
+  @ApiProperty({
     type: String,
     enum: Object.keys(PAUSE_REASONS),
     nullable: true,
@@ -118,6 +125,7 @@ export class ScheduleDto {
       maxRuns: schedule.maxRuns,
       runCount: schedule.runCount,
       pauseAfterConsecutiveFailures: schedule.pauseAfterConsecutiveFailures,
+      lateAfterSeconds: schedule.lateAfterSeconds,
       pausedReason: schedule.pausedReason,
       pausedNote: schedule.pausedNote,
       flexibleWindowSeconds: schedule.flexibleWindowSeconds,

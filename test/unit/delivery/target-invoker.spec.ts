@@ -8,7 +8,9 @@ import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NO_ALLOWED_HOSTS, parseAllowedHosts } from '../../../src/delivery/address-policy';
+import { Webhook } from 'standardwebhooks';
 import {
+  buildRequestHeaders,
   type ResolveHost,
   type TargetRequest,
   invokeTarget,
@@ -766,5 +768,43 @@ describe('parseRetryAfter', () => {
     ['Fri, 01 Jan 2100 00:00:00 GMT', 24 * 60 * 60 * 1000],
   ])('%j -> %p', (value, expected) => {
     expect(parseRetryAfter(value, now)).toBe(expected);
+  });
+});
+
+describe('buildRequestHeaders for an event delivery', () => {
+  const secret = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
+  const event: TargetRequest = {
+    url: 'http://127.0.0.1/hook',
+    method: 'POST',
+    timeoutMs: 1000,
+    body: { type: 'run.failed' },
+    signingSecrets: [secret],
+    idempotencyKey: 'evt-1',
+    webhookId: 'evt-1',
+  };
+
+  it('signs the event id as webhook-id and sends no run headers', () => {
+    const body = JSON.stringify(event.body);
+    // The library refuses a timestamp far from its own clock.
+    const headers = buildRequestHeaders(event, body, Date.now());
+    expect(headers['webhook-id']).toBe('evt-1');
+    expect(headers['Idempotency-Key']).toBe('evt-1');
+    expect(
+      Object.keys(headers).filter((name) => name.toLowerCase().startsWith('x-dueline-run')),
+    ).toEqual([]);
+    expect(headers['X-Dueline-Attempt']).toBeUndefined();
+    expect(() =>
+      new Webhook(secret).verify(body, {
+        'webhook-id': headers['webhook-id'],
+        'webhook-timestamp': headers['webhook-timestamp'],
+        'webhook-signature': headers['webhook-signature'],
+      }),
+    ).not.toThrow();
+  });
+
+  it('refuses a request that names neither a run nor a webhook id', () => {
+    expect(() => buildRequestHeaders({ ...event, webhookId: undefined }, '{}', 0)).toThrow(
+      /runId or a webhookId/,
+    );
   });
 });

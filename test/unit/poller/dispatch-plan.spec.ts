@@ -35,6 +35,7 @@ const base: Schedule = {
   excludedDates: [],
   maxRuns: null,
   pauseAfterConsecutiveFailures: null,
+  lateAfterSeconds: null,
   runCount: 0,
   pausedReason: null,
   pausedNote: null,
