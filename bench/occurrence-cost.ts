@@ -46,9 +46,9 @@ const STATEMENTS = `
 
 /** With BENCH_COST_DEBUG set: the statements called most often (cumulative), to see where they go. */
 const TOP_STATEMENTS = `
-  SELECT calls::float8 AS calls, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS query
+  SELECT calls::float8 AS calls, round(total_exec_time)::int AS ms, round(total_plan_time)::int AS plan_ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS query
     FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
-   WHERE d.datname = $1 ORDER BY calls DESC LIMIT 8`;
+   WHERE d.datname = $1 ORDER BY total_exec_time + total_plan_time DESC LIMIT 14`;
 
 /** Where the round trips of the clients under test come from at a reading. */
 export type RoundTripSource = () => Promise<number | null>;
@@ -104,7 +104,10 @@ export class OccurrenceCostMeter {
         const top = await admin.query<{ calls: number; query: string }>(TOP_STATEMENTS, [
           this.database.name,
         ]);
-        for (const t of top.rows) console.log(`    ${t.calls} × ${t.query}`);
+        for (const t of top.rows)
+          console.log(
+            `    ${t.calls} × exec ${(t as { ms?: number }).ms} ms, plan ${(t as { plan_ms?: number }).plan_ms} ms: ${t.query}`,
+          );
       }
       const sizes = await db.query<{ grp: 'history' | 'queue' | 'other'; bytes: number }>(
         RELATION_BYTES,

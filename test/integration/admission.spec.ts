@@ -13,6 +13,20 @@ describe('admission: waiting runs cost nothing and start in order', () => {
 
   beforeAll(async () => {
     w = await startExecutionWorld('api,poller,worker,relay', { ADMISSION_INTERVAL_MS: '20' });
+    // A claimed run's job is deleted at once (queue retention), so the jobs a run ever had are
+    // counted from a journal of inserts into pg-boss's job table.
+    await w.db.query(`CREATE TABLE test_job_journal (run_id text NOT NULL, queue text NOT NULL)`);
+    await w.db.query(
+      `CREATE FUNCTION test_journal_job() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN
+         INSERT INTO test_job_journal VALUES (NEW.data->>'runId', NEW.name);
+         RETURN NULL;
+       END $$`,
+    );
+    await w.db.query(
+      `CREATE TRIGGER test_journal_job AFTER INSERT ON pgboss.job
+         FOR EACH ROW EXECUTE FUNCTION test_journal_job()`,
+    );
   });
   afterEach(() => w.sink.behave(() => ({ status: 200, body: { ok: true } })));
   afterAll(() => w.close());
@@ -51,8 +65,8 @@ describe('admission: waiting runs cost nothing and start in order', () => {
   const runsOf = async (schedules: string[]) =>
     w.db.query(
       `SELECT o.id, o.state, o.reason, o.admitted_at, o.priority, o.schedule_id,
-              (SELECT count(*)::int FROM pgboss.job j
-                WHERE j.name = 'dueline-runs' AND j.data->>'runId' = o.id::text) AS jobs,
+              (SELECT count(*)::int FROM test_job_journal j
+                WHERE j.queue = 'dueline-runs' AND j.run_id = o.id::text) AS jobs,
               (SELECT count(*)::int FROM attempts a WHERE a.run_id = o.id) AS attempts
          FROM occurrences o WHERE o.schedule_id = ANY($1::uuid[])`,
       [schedules],
