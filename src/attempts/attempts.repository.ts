@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { SqlRunner, type Tx } from '../database';
+import { instantBounds, SqlRunner, type Tx } from '../database';
 import type { AttemptOutcome } from '../run-vocabulary';
 import { Attempt, AttemptEnd, MAX_ATTEMPT_ERROR_LENGTH } from './attempt';
 import { END_ATTEMPTS, LIST_ATTEMPTS, MARK_ATTEMPT_STALE } from './attempts.sql';
@@ -23,6 +23,8 @@ interface AttemptRow {
 /** The end of the attempt a fence identifies. */
 export interface FencedAttemptEnd extends AttemptEnd {
   runId: string;
+  /** The run's scheduled_at: confines the update to the run's partition. */
+  scheduledAt: Date;
   fencingToken: number;
 }
 
@@ -47,6 +49,7 @@ export class AttemptsRepository {
         ends.map((e) => (e.response ? JSON.stringify(e.response.headers) : null)),
         ends.map((e) => e.response?.bodyExcerpt ?? null),
         ends.map((e) => e.traceId ?? null),
+        ...instantBounds(ends.map((e) => e.scheduledAt)),
       ],
       tx,
     );

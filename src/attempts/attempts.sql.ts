@@ -8,7 +8,8 @@
  * Ends the attempts of the given fences, each once: `outcome IS NULL` keeps a late writer from
  * rewriting what the holder or the sweeper already recorded. One row per attempt in the arrays.
  * $1 run ids, $2 fencing tokens, $3 outcomes, $4 HTTP statuses, $5 durations ms, $6 errors,
- * $7 response headers (jsonb), $8 response body excerpts, $9 trace ids.
+ * $7 response headers (jsonb), $8 response body excerpts, $9 trace ids, $10..$11 the runs'
+ * scheduled_at range (an attempt carries its run's: only their partitions are touched).
  */
 export const END_ATTEMPTS = `
   UPDATE attempts a
@@ -19,7 +20,8 @@ export const END_ATTEMPTS = `
                 $7::jsonb[], $8::text[], $9::text[])
          AS e(run_id, fencing_token, outcome, http_status, duration_ms, error, response_headers,
               response_body, trace_id)
-   WHERE a.run_id = e.run_id AND a.fencing_token = e.fencing_token AND a.outcome IS NULL`;
+   WHERE a.run_id = e.run_id AND a.fencing_token = e.fencing_token AND a.outcome IS NULL
+     AND a.scheduled_at >= $10::timestamptz AND a.scheduled_at < $11::timestamptz`;
 
 /**
  * Notes a completion rejected by the fence on the attempt it came from. A lease the sweeper

@@ -19,6 +19,7 @@ export { runMigrations, type ForeignSchema, type MigrationResult } from './migra
 export { PrimaryClient, primaryPoolOptions, primarySocket } from './primary-client';
 export { NoWritableHostError, PrimaryLocator, ReadOnlyServerError } from './primary-locator';
 export { databaseRoundTrips } from './round-trips';
+export { instantBounds, UNBOUNDED, type InstantBounds } from './partition-bounds';
 export { SqlRunner, type Row } from './sql-runner';
 export type { Tx } from './transaction';
 export { Transactions } from './transactions';

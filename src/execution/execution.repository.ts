@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { SqlRunner, type Row, type Tx } from '../database';
+import { instantBounds, SqlRunner, type Row, type Tx } from '../database';
 import type { OverlapPolicy } from '../overlap';
 import { priorityOfRank, type RunPriority, type RunState } from '../run-vocabulary';
 import type { HeartbeatResult, RunFence } from './execution';
@@ -17,6 +17,8 @@ import type { HeldRun, Transition } from './run-transition';
 /** A RUNNING run read under its fence, with what its transition needs. */
 export interface HeldRunRecord extends HeldRun, RunFence {
   scheduleId: string;
+  /** Read with the run: every later statement about it prunes to its partition. */
+  scheduledAt: Date;
   /** The target the run was created for (its flow control's). */
   targetId: string | null;
   overlapPolicy: OverlapPolicy;
@@ -41,6 +43,7 @@ export class ExecutionRepository {
       fence.tenantId,
       fence.fencingToken,
       leaseMs,
+      ...instantBounds([fence.scheduledAt]),
     ]);
     if (!row) return { held: false };
     return {
@@ -51,8 +54,12 @@ export class ExecutionRepository {
   }
 
   /** The schedule locks of a batch of completions (see LOCK_SCHEDULES_OF_RUNS). */
-  async lockSchedulesOfRuns(tx: Tx, runIds: readonly string[]): Promise<void> {
-    await this.sql.rows(LOCK_SCHEDULES_OF_RUNS, [runIds], tx);
+  async lockSchedulesOfRuns(tx: Tx, fences: readonly RunFence[]): Promise<void> {
+    await this.sql.rows(
+      LOCK_SCHEDULES_OF_RUNS,
+      [fences.map((f) => f.runId), ...instantBounds(fences.map((f) => f.scheduledAt))],
+      tx,
+    );
   }
 
   /** The runs still held under the given fences, locked (see LOCK_HELD_RUNS). */
@@ -63,6 +70,7 @@ export class ExecutionRepository {
         fences.map((f) => f.runId),
         fences.map((f) => f.tenantId),
         fences.map((f) => f.fencingToken),
+        ...instantBounds(fences.map((f) => f.scheduledAt)),
       ],
       tx,
     );
@@ -85,7 +93,7 @@ export class ExecutionRepository {
    */
   async transition(
     tx: Tx,
-    transitions: ReadonlyArray<{ fence: RunFence; transition: Transition }>,
+    transitions: ReadonlyArray<{ fence: Required<RunFence>; transition: Transition }>,
   ): Promise<
     Map<
       string,
@@ -101,6 +109,7 @@ export class ExecutionRepository {
         transitions.map((t) => t.transition.reason),
         transitions.map((t) => t.transition.detail),
         transitions.map((t) => t.transition.retryDelayMs),
+        ...instantBounds(transitions.map((t) => t.fence.scheduledAt)),
       ],
       tx,
     );
@@ -123,6 +132,7 @@ function toHeldRun(row: Row): HeldRunRecord {
     runId: row.id as string,
     tenantId: row.tenant_id as string,
     scheduleId: row.schedule_id as string,
+    scheduledAt: row.scheduled_at as Date,
     targetId: row.target_id as string | null,
     fencingToken: Number(row.fencing_token),
     attempt: row.attempt_count as number,

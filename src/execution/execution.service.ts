@@ -44,32 +44,45 @@ export class ExecutionService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** Renews the lease for the current holder only (see HEARTBEAT). */
-  heartbeat(tenantId: string, runId: string, fencingToken: number): Promise<HeartbeatResult> {
+  /**
+   * Renews the lease for the current holder only (see HEARTBEAT). With the run's scheduledAt
+   * (the built-in worker's claim carries it) only the run's history partition is searched.
+   */
+  heartbeat(
+    tenantId: string,
+    runId: string,
+    fencingToken: number,
+    scheduledAt?: Date,
+  ): Promise<HeartbeatResult> {
     return this.execution.heartbeat(
-      { runId, tenantId, fencingToken },
+      { runId, tenantId, fencingToken, scheduledAt },
       this.config.execution.leaseMs,
     );
   }
 
   /**
    * Ends the attempt under the caller's fence and moves the run on. A stale fence changes
-   * nothing but a note on the caller's attempt, and is counted.
+   * nothing but a note on the caller's attempt, and is counted. `scheduledAt` as for heartbeat().
    */
   async complete(
     tenantId: string,
     runId: string,
     fencingToken: number,
     report: AttemptReport,
+    scheduledAt?: Date,
   ): Promise<CompletionResult> {
-    const [result] = await this.completeMany([{ tenantId, runId, fencingToken, report }]);
+    const [result] = await this.completeMany([
+      { tenantId, runId, fencingToken, report, scheduledAt },
+    ]);
     return result;
   }
 
   /**
    * complete() for many attempts in one transaction: the schedule locks (in order), the held
    * runs locked under their fences, then one UPDATE for the runs and one for the attempts.
-   * Results are in the order of `completions`; a run may appear once.
+   * Results are in the order of `completions`; a run may appear once. The locks search the
+   * partitions of the completions' scheduledAt range (all of them if one has none); what follows
+   * uses the instants read with the runs.
    */
   async completeMany(completions: readonly Completion[]): Promise<CompletionResult[]> {
     if (completions.length === 0) return [];
@@ -77,10 +90,7 @@ export class ExecutionService {
       throw new Error('completeMany: a run may be completed once per batch');
     }
     const outcome = await this.execution.transaction(async (tx) => {
-      await this.execution.lockSchedulesOfRuns(
-        tx,
-        completions.map((c) => c.runId),
-      );
+      await this.execution.lockSchedulesOfRuns(tx, completions);
       const held = new Map(
         (await this.execution.lockHeld(tx, completions)).map((run) => [run.runId, run]),
       );
@@ -167,6 +177,7 @@ export class ExecutionService {
       tx,
       changes.map(({ run, transition, attempt }) => ({
         runId: run.runId,
+        scheduledAt: run.scheduledAt,
         fencingToken: run.fencingToken,
         outcome: transition.attemptOutcome,
         httpStatus: attempt.httpStatus,

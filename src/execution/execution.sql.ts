@@ -2,13 +2,20 @@
  * Execution: a claimed run while its attempt runs and as it ends. Every change is a fenced,
  * conditional UPDATE: a lease renewal or a transition out of RUNNING happens only under the
  * fencing token the holder claimed with, so a worker that paused past its lease writes nothing.
+ *
+ * Partitions: each statement about known runs also takes the range of their `scheduled_at` (the
+ * history's partition key; see instantBounds in database/partition-bounds.ts), so it reads and
+ * writes only their partitions. The built-in worker knows its runs' instants (from the claim);
+ * the HTTP worker contract does not, and passes an unbounded range (every partition, by primary
+ * key). The instant never changes, so it narrows the search and never the fence: a run outside
+ * the range is not a run the caller holds.
  */
 
 /**
  * Renews the lease, only for the current holder: zero rows means the fence moved on (the
  * sweeper reclaimed the run, or it ended) and the caller must stop and write nothing. Reports a
  * cancel request, or a cancelled schedule, so the holder can abort cooperatively.
- * $1 run, $2 tenant, $3 fencing token, $4 lease ms.
+ * $1 run, $2 tenant, $3 fencing token, $4 lease ms, $5..$6 the run's scheduled_at range.
  */
 export const HEARTBEAT = `
   UPDATE occurrences o
@@ -16,6 +23,7 @@ export const HEARTBEAT = `
          updated_at = now()
     FROM schedules s
    WHERE o.id = $1 AND o.tenant_id = $2 AND o.fencing_token = $3 AND o.state = 'RUNNING'
+     AND o.scheduled_at >= $5::timestamptz AND o.scheduled_at < $6::timestamptz
      AND s.id = o.schedule_id
   RETURNING o.lease_until,
             (o.cancel_requested_at IS NOT NULL OR s.status = 'cancelled') AS cancel_requested`;
@@ -25,17 +33,18 @@ export const HEARTBEAT = `
  * (the subquery's order is the order the outer scan calls the function in) so that two batches
  * never wait on each other crosswise. The same lock a single claim takes (admission), so a
  * claim that makes a run wait for its turn and the completion that hands the turn over never
- * interleave. $1 run ids.
+ * interleave. $1 run ids, $2..$3 their scheduled_at range.
  */
 export const LOCK_SCHEDULES_OF_RUNS = `
   SELECT pg_advisory_xact_lock(hashtextextended('dueline.schedule-runs:' || schedule_id::text, 0))
     FROM (SELECT DISTINCT schedule_id FROM occurrences
            WHERE id = ANY($1::uuid[])
+             AND scheduled_at >= $2::timestamptz AND scheduled_at < $3::timestamptz
            ORDER BY schedule_id) runs_schedules`;
 
 /** What deciding a RUNNING run's next state needs, with the database clock. */
 const HELD_RUN_COLUMNS = `
-  o.id, o.tenant_id, o.schedule_id, o.fencing_token, o.attempt_count, o.max_attempts,
+  o.id, o.tenant_id, o.schedule_id, o.scheduled_at, o.fencing_token, o.attempt_count, o.max_attempts,
   o.retry_deadline,
   (o.cancel_requested_at IS NOT NULL OR s.status = 'cancelled') AS cancel_requested,
   s.overlap_policy, s.retry_initial_delay_ms, s.retry_max_delay_ms, now() AS db_now,
@@ -44,7 +53,8 @@ const HELD_RUN_COLUMNS = `
 /**
  * Completion, step one: the runs as their holders claim to hold them, locked (in id order)
  * until the transitions commit. A run missing from the result has a stale fencing token (or is
- * not RUNNING), and its report is rejected. $1 run ids, $2 tenant ids, $3 fencing tokens.
+ * not RUNNING), and its report is rejected. $1 run ids, $2 tenant ids, $3 fencing tokens,
+ * $4..$5 their scheduled_at range.
  */
 export const LOCK_HELD_RUNS = `
   SELECT ${HELD_RUN_COLUMNS}
@@ -52,7 +62,7 @@ export const LOCK_HELD_RUNS = `
     JOIN occurrences o
       ON o.id = h.id AND o.tenant_id = h.tenant_id AND o.fencing_token = h.fencing_token
     JOIN schedules s ON s.id = o.schedule_id
-   WHERE o.state = 'RUNNING'
+   WHERE o.state = 'RUNNING' AND o.scheduled_at >= $4::timestamptz AND o.scheduled_at < $5::timestamptz
    ORDER BY o.id
      FOR UPDATE OF o`;
 
@@ -62,7 +72,7 @@ export const LOCK_HELD_RUNS = `
  * attempt time from the database clock (truncated to the millisecond so the queue job published
  * for it, which carries a JavaScript Date, is never due before the run is). One row per run:
  * $1 run ids, $2 fencing tokens, $3 states, $4 reasons, $5 details, $6 retry delays ms (null
- * unless RETRY_WAIT).
+ * unless RETRY_WAIT), $7..$8 the runs' scheduled_at range (always known: read with the runs).
  */
 export const TRANSITION_UNDER_FENCE = `
   UPDATE occurrences o
@@ -80,6 +90,7 @@ export const TRANSITION_UNDER_FENCE = `
     FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::int[])
          AS t(id, fencing_token, state, reason, reason_detail, retry_delay_ms)
    WHERE o.id = t.id AND o.fencing_token = t.fencing_token AND o.state = 'RUNNING'
+     AND o.scheduled_at >= $7::timestamptz AND o.scheduled_at < $8::timestamptz
   RETURNING o.id, o.state, o.next_attempt_at, o.priority, o.scheduled_at`;
 
 /** Sweeper, step one: the tenants with expired leases, oldest expiry first (bounded). */

@@ -5,6 +5,12 @@ export interface RunFence {
   runId: string;
   tenantId: string;
   fencingToken: number;
+  /**
+   * The run's scheduled_at, when the caller knows it (the built-in worker does, from its claim):
+   * confines the statements to the run's history partition. Without it every partition is
+   * searched (the HTTP worker contract names runs by id alone).
+   */
+  scheduledAt?: Date;
 }
 
 export type HeartbeatResult =

@@ -237,7 +237,8 @@ export class RunExecutor {
     const ids = { tenantId, scheduleId: claim.scheduleId, runId, attempt: claim.attempt };
     const keeper = new LeaseKeeper({
       claimSentAt,
-      heartbeat: () => this.execution.heartbeat(tenantId, runId, claim.fencingToken),
+      heartbeat: () =>
+        this.execution.heartbeat(tenantId, runId, claim.fencingToken, claim.scheduledAt),
       intervalMs: this.config.execution.heartbeatIntervalMs,
       leaseMs: this.config.execution.leaseMs,
       onError: (error) =>
@@ -428,6 +429,7 @@ export class RunExecutor {
           tenantId: claim.tenantId,
           runId: claim.runId,
           fencingToken: claim.fencingToken,
+          scheduledAt: claim.scheduledAt,
           report,
         });
         if (!result.accepted) this.logger.warn(ids, 'completion rejected: the lease had moved on');

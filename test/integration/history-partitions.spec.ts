@@ -25,6 +25,8 @@ describe('history partitions', () => {
       HISTORY_PARTITIONS_AHEAD: '2',
       HISTORY_MAINTENANCE_INTERVAL_MS: '3600000',
       HISTORY_RETENTION_OVERRIDE_MINUTES: '1440',
+      // The relay's sweeper runs: no lease may run out while a test holds a run.
+      EXECUTION_LEASE_MS: '120000',
     });
     // The loop's first round (at start) is done, and no other comes during the tests.
     await w.t.app.get(HistoryMaintenanceLoop).beforeApplicationShutdown();
@@ -264,6 +266,220 @@ describe('history partitions', () => {
       )[0].n,
     ).toBe(0);
     expect(await summary()).toEqual(before);
+  });
+
+  /** The partition that covers `at`, created (one hour) if none does. */
+  const partitionCovering = async (at: Date): Promise<string> => {
+    const found = (await partitions.list()).find((p) => p.from <= at && at < p.to);
+    if (found) return found.name;
+    const from = new Date(Math.floor(at.getTime() / HOUR) * HOUR);
+    await partitions.maintenance((tx) =>
+      partitions.create(tx, { from, to: new Date(from.getTime() + HOUR) }),
+    );
+    return partitionCovering(at);
+  };
+  /** The run's waiting queue jobs' data (what the worker would fetch). */
+  const jobsOf = async (runId: string): Promise<Array<{ scheduledAt?: string }>> =>
+    (
+      await w.db.query(
+        `SELECT data FROM pgboss.job
+          WHERE name LIKE 'dueline-runs%' AND data->>'runId' = $1 AND state IN ('created', 'retry')
+          ORDER BY created_on`,
+        [runId],
+      )
+    ).map((r: { data: { scheduledAt?: string } }) => r.data);
+  const attemptRows = (runId: string) =>
+    w.db.query(
+      `SELECT attempt_no, fencing_token::int AS token, outcome, scheduled_at,
+              tableoid::regclass::text AS p
+         FROM attempts WHERE run_id = $1 ORDER BY attempt_no`,
+      [runId],
+    );
+  /**
+   * As the built-in worker claims a fetched job: in a batch (admitted runs), else alone (a retry,
+   * a handed-over run). Null: not claimed.
+   */
+  const workerClaim = async (runId: string, scheduledAt: string | undefined, worker: string) => {
+    const engine = runEngine(w.t.app);
+    const [fast] = await engine.claimBatch([{ runId, tenantId: w.tenant.id, scheduledAt }], worker);
+    if (fast) return fast;
+    const result = await engine.claim(w.tenant.id, runId, worker, { requeue: true });
+    return result.claimed ? result.claim : null;
+  };
+  /** A new partition appears while a run is in flight: the newest is dropped and made again. */
+  const recreateNewestPartition = async (): Promise<void> => {
+    const newest = (await partitions.list()).at(-1)!;
+    await partitions.maintenance((tx) => partitions.drop(tx, newest));
+    const { created } = await history.createAhead();
+    expect(created.map((c) => c.from.getTime())).toContain(newest.from.getTime());
+  };
+
+  it("a retry across a partition boundary: its attempts stay in its run's partition, it completes once", async () => {
+    const scheduleId = await w.createSchedule(await w.createTarget());
+    // Just before the boundary the database clock has passed: the run's partition is the
+    // previous window's, its attempts happen in the current window's time.
+    const boundary = await currentWindow();
+    const at = new Date(boundary.getTime() - 1000);
+    const runPartition = await partitionCovering(at);
+    const nowPartition = await partitionCovering(await dbNow());
+    expect(runPartition).not.toBe(nowPartition);
+    const runId = await w.insertRun(scheduleId, at, { publish: true });
+    const engine = runEngine(w.t.app);
+
+    const [job] = await jobsOf(runId);
+    expect(job.scheduledAt).toBe(at.toISOString());
+    const [first] = await engine.claimBatch(
+      [{ runId, tenantId: w.tenant.id, scheduledAt: job.scheduledAt }],
+      'worker-a',
+    );
+    expect(first).toMatchObject({ attempt: 1 });
+    expect(
+      (await engine.heartbeat(w.tenant.id, runId, first.fencingToken, first.scheduledAt)).held,
+    ).toBe(true);
+    await w.db.query(`DELETE FROM pgboss.job WHERE data->>'runId' = $1`, [runId]);
+    const failed = await engine.complete(
+      w.tenant.id,
+      runId,
+      first.fencingToken,
+      { outcome: 'retryable', error: 'target responded 503', mayHaveActed: false },
+      first.scheduledAt,
+    );
+    expect(failed).toMatchObject({ accepted: true, state: 'RETRY_WAIT' });
+
+    // The next partition is created while the run waits for its retry.
+    await recreateNewestPartition();
+
+    const [retryJob] = await jobsOf(runId);
+    expect(retryJob.scheduledAt).toBe(at.toISOString());
+    await w.db.query(`UPDATE occurrences SET next_attempt_at = now() WHERE id = $1`, [runId]);
+    const second = (await workerClaim(runId, retryJob.scheduledAt, 'worker-b'))!;
+    expect(second).toMatchObject({ attempt: 2, fencingToken: first.fencingToken + 1 });
+    // The first holder's late heartbeat and completion are fenced off, with the instant too.
+    expect(
+      await engine.heartbeat(w.tenant.id, runId, first.fencingToken, first.scheduledAt),
+    ).toEqual({ held: false });
+    const done = await engine.complete(
+      w.tenant.id,
+      runId,
+      second.fencingToken,
+      { outcome: 'succeeded', error: null, mayHaveActed: false },
+      second.scheduledAt,
+    );
+    expect(done).toMatchObject({ accepted: true, state: 'SUCCEEDED' });
+    // The retry job delivered again claims nothing.
+    expect(await workerClaim(runId, retryJob.scheduledAt, 'worker-c')).toBeNull();
+
+    const runs = await w.db.query(
+      `SELECT id, state, attempt_count, tableoid::regclass::text AS p
+         FROM occurrences WHERE schedule_id = $1`,
+      [scheduleId],
+    );
+    expect(runs).toEqual([{ id: runId, state: 'SUCCEEDED', attempt_count: 2, p: runPartition }]);
+    const attempts = await attemptRows(runId);
+    expect(attempts.map((a: { attempt_no: number }) => a.attempt_no)).toEqual([1, 2]);
+    expect(attempts.map((a: { token: number }) => a.token)).toEqual([
+      first.fencingToken,
+      second.fencingToken,
+    ]);
+    expect(attempts.map((a: { outcome: string }) => a.outcome)).toEqual(['retryable', 'succeeded']);
+    for (const a of attempts) {
+      expect(a.p).toBe(runPartition.replace('occurrences', 'attempts'));
+      expect(new Date(a.scheduled_at).getTime()).toBe(at.getTime());
+    }
+  });
+
+  it('a buffer_one hand-over across a partition boundary: the buffered run starts once, after the first ends', async () => {
+    const scheduleId = await w.createSchedule(await w.createTarget(), {
+      overlapPolicy: 'buffer_one',
+    });
+    const boundary = await currentWindow();
+    const firstAt = new Date(boundary.getTime() - 1000);
+    const nextAt = new Date(boundary.getTime() + 1000);
+    const firstPartition = await partitionCovering(firstAt);
+    const nextPartition = await partitionCovering(nextAt);
+    expect(firstPartition).not.toBe(nextPartition);
+    const engine = runEngine(w.t.app);
+    const running = await w.insertRun(scheduleId, firstAt, { publish: true });
+    const [held] = await engine.claimBatch(
+      [{ runId: running, tenantId: w.tenant.id, scheduledAt: firstAt.toISOString() }],
+      'worker-a',
+    );
+    expect(held).toBeDefined();
+
+    // The run after the boundary, in the next partition, while the first is RUNNING.
+    const buffered = await w.insertRun(scheduleId, nextAt, { publish: true });
+    await w.db.query(`DELETE FROM pgboss.job WHERE data->>'runId' = $1`, [buffered]);
+    expect(
+      await engine.claimBatch(
+        [{ runId: buffered, tenantId: w.tenant.id, scheduledAt: nextAt.toISOString() }],
+        'worker-b',
+      ),
+    ).toHaveLength(0);
+    expect(await engine.claim(w.tenant.id, buffered, 'worker-b', { requeue: true })).toMatchObject({
+      claimed: false,
+      reason: 'overlap',
+      state: 'QUEUED',
+    });
+    expect(await w.run(buffered)).toMatchObject({
+      state: 'QUEUED',
+      reason: 'waiting_for_previous',
+    });
+    expect(await jobsOf(buffered)).toHaveLength(0);
+
+    // A partition is created meanwhile; then the first run ends and hands its turn over.
+    await recreateNewestPartition();
+    const ended = await engine.complete(
+      w.tenant.id,
+      running,
+      held.fencingToken,
+      { outcome: 'succeeded', error: null, mayHaveActed: false },
+      held.scheduledAt,
+    );
+    expect(ended).toMatchObject({ accepted: true, state: 'SUCCEEDED' });
+    const jobs = await jobsOf(buffered);
+    expect(jobs).toEqual([expect.objectContaining({ scheduledAt: nextAt.toISOString() })]);
+
+    const claims = await Promise.all(
+      ['worker-b', 'worker-c'].map((worker) => workerClaim(buffered, jobs[0].scheduledAt, worker)),
+    );
+    const started = claims.filter((c) => c !== null);
+    expect(started).toHaveLength(1);
+    const done = await engine.complete(
+      w.tenant.id,
+      buffered,
+      started[0].fencingToken,
+      { outcome: 'succeeded', error: null, mayHaveActed: false },
+      started[0].scheduledAt,
+    );
+    expect(done).toMatchObject({ accepted: true, state: 'SUCCEEDED' });
+
+    const runs = await w.db.query(
+      `SELECT id, state, attempt_count, tableoid::regclass::text AS p
+         FROM occurrences WHERE schedule_id = $1 ORDER BY scheduled_at`,
+      [scheduleId],
+    );
+    expect(runs).toEqual([
+      { id: running, state: 'SUCCEEDED', attempt_count: 1, p: firstPartition },
+      { id: buffered, state: 'SUCCEEDED', attempt_count: 1, p: nextPartition },
+    ]);
+    for (const [runId, p] of [
+      [running, firstPartition],
+      [buffered, nextPartition],
+    ]) {
+      const attempts = await attemptRows(runId);
+      expect(attempts).toHaveLength(1);
+      expect(attempts[0]).toMatchObject({
+        outcome: 'succeeded',
+        p: p.replace('occurrences', 'attempts'),
+      });
+    }
+    // The buffered run started only after the first ended.
+    const [{ ordered }] = await w.db.query(
+      `SELECT (SELECT started_at FROM attempts WHERE run_id = $2)
+                >= (SELECT finished_at FROM occurrences WHERE id = $1) AS ordered`,
+      [running, buffered],
+    );
+    expect(ordered).toBe(true);
   });
 
   const runScans = (plan: string): Set<string> =>
