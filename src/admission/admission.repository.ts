@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { SqlRunner, type Row, type Tx } from '../database';
+import { instantBounds, SqlRunner, type Row, type Tx } from '../database';
 import { CONCURRENT_POLICIES, type OverlapPolicy } from '../overlap';
 import {
   priorityOfRank,
@@ -126,7 +126,7 @@ export class AdmissionRepository {
         leaseMs,
         CONCURRENT_POLICIES,
         admittedOnly,
-        runs.every((r) => r.scheduledAt) ? runs.map((r) => r.scheduledAt) : null,
+        ...instantBounds(runs.map((r) => instantOf(r.scheduledAt))),
       ],
       tx,
     );
@@ -392,4 +392,11 @@ function toClaim(row: Row): Claim {
     priority: priorityOfRank(row.priority as number),
     idempotencyKey: row.idempotency_key as string,
   };
+}
+
+/** A queue job's scheduledAt as an instant; unknown when absent or unreadable. */
+function instantOf(iso: string | undefined): Date | undefined {
+  if (!iso) return undefined;
+  const at = new Date(iso);
+  return Number.isNaN(at.getTime()) ? undefined : at;
 }

@@ -484,13 +484,15 @@ const RUN_CLAIMABLE = `(o.state = 'QUEUED' OR (o.state = 'RETRY_WAIT' AND o.next
        AND (o.start_deadline IS NULL OR o.attempt_count > 0 OR now() <= o.start_deadline)`;
 
 /**
- * Partition pruning for a statement about known runs: with their scheduled_at (the partition
- * key) as an array parameter, the planner keeps only the history partitions holding those
- * instants (node-postgres sends unnamed statements, planned with the values; a null array folds
- * the condition away and every partition is searched, as for a lookup by id alone).
+ * Partition pruning for a statement about known runs: their scheduled_at (the partition key) as
+ * a half-open range of two scalar parameters (instantBounds in database/partition-bounds.ts), so
+ * the history partitions outside it are pruned in a custom plan and, at executor start, in the
+ * generic plan a prepared statement settles on (an array parameter, `= ANY($n)`, prunes in
+ * custom plans only). An unbounded range (-infinity, infinity) searches every partition, as for
+ * a lookup by id alone.
  */
-const IN_PARTITIONS_OF = (o: string, param: string) =>
-  `(${param}::timestamptz[] IS NULL OR ${o}.scheduled_at = ANY(${param}::timestamptz[]))`;
+const IN_PARTITIONS_OF = (o: string, from: string, until: string) =>
+  `${o}.scheduled_at >= ${from}::timestamptz AND ${o}.scheduled_at < ${until}::timestamptz`;
 
 /**
  * The claim, all of it in one statement, for one run or a batch of any tenants' runs. Receipt of
@@ -519,10 +521,10 @@ const IN_PARTITIONS_OF = (o: string, param: string) =>
  * they match the partial indexes on waiting runs, and with statistics that lag a burst the
  * planner scanned every QUEUED run and joined it to the batch (20 ms for 50 runs) rather than
  * looking the batch up by primary key.
- * The runs' scheduled_at ($7, from their queue jobs) confine the statement to their history
- * partitions (IN_PARTITIONS_OF); null for a batch with a run whose job predates them.
+ * The runs' scheduled_at range ($7..$8, from their queue jobs) confines the statement to their
+ * history partitions (IN_PARTITIONS_OF); unbounded for a batch with a run whose job predates them.
  * $1 run ids, $2 their tenant ids, $3 worker id, $4 lease ms, $5 concurrent overlap policies,
- * $6 admitted runs only, $7 the runs' scheduled_at or null.
+ * $6 admitted runs only, $7..$8 the runs' scheduled_at range.
  */
 export const CLAIM_RUNS = `
   WITH batch AS (
@@ -536,7 +538,7 @@ export const CLAIM_RUNS = `
       JOIN occurrences o ON o.id = b.run_id AND o.tenant_id = b.tenant_id
       JOIN schedules s ON s.id = o.schedule_id
      WHERE ${RUN_CLAIMABLE}
-       AND ${IN_PARTITIONS_OF('o', '$7')}
+       AND ${IN_PARTITIONS_OF('o', '$7', '$8')}
        AND NOT EXISTS (SELECT 1 FROM targets tg
                         WHERE tg.id = o.target_id
                           AND (tg.status <> 'active' OR tg.backoff_until > now()))
@@ -585,7 +587,7 @@ export const CLAIM_RUNS = `
            updated_at = now()
       FROM chosen c, schedules s
      WHERE o.id = c.id AND o.xmin = c.version AND s.id = o.schedule_id
-       AND o.scheduled_at = c.scheduled_at AND ${IN_PARTITIONS_OF('o', '$7')}
+       AND o.scheduled_at = c.scheduled_at AND ${IN_PARTITIONS_OF('o', '$7', '$8')}
     RETURNING o.id, o.tenant_id, o.schedule_id, o.fencing_token, o.attempt_count, o.lease_until,
               o.scheduled_at, s.target_id, s.payload, o.priority, c.admitted,
               o.target_id AS counted_target_id,

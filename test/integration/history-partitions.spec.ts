@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { CLAIM_RUNS } from '../../src/admission/admission.sql';
-import { SqlRunner } from '../../src/database';
+import { instantBounds, SqlRunner, UNBOUNDED, type InstantBounds } from '../../src/database';
+import { END_ATTEMPTS } from '../../src/attempts/attempts.sql';
+import {
+  HEARTBEAT,
+  LOCK_HELD_RUNS,
+  LOCK_SCHEDULES_OF_RUNS,
+  TRANSITION_UNDER_FENCE,
+} from '../../src/execution/execution.sql';
 import { HISTORY_SUMMARISER, HistoryService, type HistorySummariser } from '../../src/history';
 import { HistoryPartitionsRepository } from '../../src/history/history-partitions.repository';
 import { HistoryMaintenanceLoop } from '../../src/relay';
@@ -482,6 +489,165 @@ describe('history partitions', () => {
     expect(ordered).toBe(true);
   });
 
+  it("heartbeats and completions given the run's instant touch its partition only, in generic plans too", async () => {
+    const scheduleId = await w.createSchedule(await w.createTarget());
+    const at = new Date((await dbNow()).getTime() - 2000);
+    const runId = await w.insertRun(scheduleId, at, { publish: true });
+    const [claim] = await runEngine(w.t.app).claimBatch(
+      [{ runId, tenantId: w.tenant.id, scheduledAt: at.toISOString() }],
+      'worker-a',
+    );
+    const ids = [runId];
+    const statements: Array<{
+      name: string;
+      sql: string;
+      types: string[];
+      params: (b: InstantBounds) => unknown[];
+      table: 'occurrences' | 'attempts';
+    }> = [
+      {
+        name: 'HEARTBEAT',
+        sql: HEARTBEAT,
+        types: ['uuid', 'uuid', 'bigint', 'int', 'timestamptz', 'timestamptz'],
+        params: (b) => [runId, w.tenant.id, claim.fencingToken, 1000, ...b],
+        table: 'occurrences',
+      },
+      {
+        name: 'LOCK_SCHEDULES_OF_RUNS',
+        sql: LOCK_SCHEDULES_OF_RUNS,
+        types: ['uuid[]', 'timestamptz', 'timestamptz'],
+        params: (b) => [ids, ...b],
+        table: 'occurrences',
+      },
+      {
+        name: 'LOCK_HELD_RUNS',
+        sql: LOCK_HELD_RUNS,
+        types: ['uuid[]', 'uuid[]', 'bigint[]', 'timestamptz', 'timestamptz'],
+        params: (b) => [ids, [w.tenant.id], [claim.fencingToken], ...b],
+        table: 'occurrences',
+      },
+      {
+        name: 'TRANSITION_UNDER_FENCE',
+        sql: TRANSITION_UNDER_FENCE,
+        types: ['uuid[]', 'bigint[]', 'text[]', 'text[]', 'text[]', 'int[]'].concat([
+          'timestamptz',
+          'timestamptz',
+        ]),
+        params: (b) => [ids, [claim.fencingToken], ['SUCCEEDED'], [null], [null], [null], ...b],
+        table: 'occurrences',
+      },
+      {
+        name: 'END_ATTEMPTS',
+        sql: END_ATTEMPTS,
+        types: [
+          'uuid[]',
+          'bigint[]',
+          'text[]',
+          'int[]',
+          'int[]',
+          'text[]',
+          'jsonb[]',
+          'text[]',
+        ].concat(['text[]', 'timestamptz', 'timestamptz']),
+        params: (b) => [
+          ids,
+          [claim.fencingToken],
+          ['succeeded'],
+          [200],
+          [5],
+          [null],
+          [null],
+          [null],
+          [null],
+          ...b,
+        ],
+        table: 'attempts',
+      },
+    ];
+    // The claim's own statement, on a second run (its budget subqueries count live runs in every
+    // partition through partial indexes: only the run's own scans, alias o, are counted).
+    const toClaim = await w.insertRun(scheduleId, new Date(at.getTime() - 1000), { publish: true });
+    for (const mode of ['force_custom_plan', 'force_generic_plan'] as const) {
+      const claimPlan = (b: InstantBounds) =>
+        explainPrepared(
+          mode,
+          CLAIM_RUNS,
+          ['uuid[]', 'uuid[]', 'text', 'int', 'text[]', 'bool', 'timestamptz', 'timestamptz'],
+          [[toClaim], [w.tenant.id], 'explain', 1000, ['allow'], true, ...b],
+        );
+      expect({ mode, scanned: runScans(await claimPlan(instantBounds([at]))).size }).toEqual({
+        mode,
+        scanned: 1,
+      });
+      expect(runScans(await claimPlan(UNBOUNDED)).size).toBeGreaterThan(1);
+    }
+    for (const mode of ['force_custom_plan', 'force_generic_plan'] as const) {
+      for (const s of statements) {
+        const pruned = await explainPrepared(mode, s.sql, s.types, s.params(instantBounds([at])));
+        expect({ statement: s.name, mode, scanned: [...scansOf(s.table, pruned)] }).toEqual({
+          statement: s.name,
+          mode,
+          scanned: [
+            await partitionOf(s.table, `${s.table === 'attempts' ? 'run_id' : 'id'} = $1`, [runId]),
+          ],
+        });
+        const unpruned = await explainPrepared(mode, s.sql, s.types, s.params(UNBOUNDED));
+        expect(scansOf(s.table, unpruned).size).toBeGreaterThan(1);
+      }
+    }
+    // And the statements do their work with the instant: the run ends, once.
+    const engine = runEngine(w.t.app);
+    expect((await engine.heartbeat(w.tenant.id, runId, claim.fencingToken, at)).held).toBe(true);
+    expect(
+      await engine.complete(
+        w.tenant.id,
+        runId,
+        claim.fencingToken,
+        { outcome: 'succeeded', error: null, mayHaveActed: false },
+        at,
+      ),
+    ).toMatchObject({ accepted: true, state: 'SUCCEEDED' });
+    expect((await attemptRows(runId)).map((a: { outcome: string }) => a.outcome)).toEqual([
+      'succeeded',
+    ]);
+  });
+
+  /** The partitions of `table` a plan scans (pruned ones are not in it, or "Subplans Removed"). */
+  const scansOf = (table: string, plan: string): Set<string> =>
+    new Set(
+      [...plan.matchAll(new RegExp(`Scan(?: using \\S+)? on (${table}_\\w+)`, 'g'))].map(
+        (m) => m[1],
+      ),
+    );
+
+  /** EXPLAIN of a prepared statement in the given plan cache mode (generic: how the ledger runs). */
+  async function explainPrepared(
+    mode: 'force_custom_plan' | 'force_generic_plan',
+    sql: string,
+    types: string[],
+    params: unknown[],
+  ): Promise<string> {
+    const runner = w.db.createQueryRunner();
+    const name = `explain_${randomUUID().replace(/-/g, '')}`;
+    await runner.connect();
+    try {
+      await runner.query(`SET plan_cache_mode = ${mode}`);
+      await runner.query(`PREPARE ${name}(${types.join(', ')}) AS ${sql}`);
+      // EXECUTE takes no bind parameters: the values as literals (the PREPARE's types cast them).
+      const literals: string[] = [];
+      for (const value of params) {
+        const [{ q }] = await runner.query('SELECT quote_nullable($1::text) AS q', [value]);
+        literals.push(q);
+      }
+      const rows = await runner.query(`EXPLAIN EXECUTE ${name}(${literals.join(', ')})`);
+      return rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n');
+    } finally {
+      await runner.query(`DEALLOCATE ${name}`).catch(() => undefined);
+      await runner.query('RESET plan_cache_mode');
+      await runner.release();
+    }
+  }
+
   const runScans = (plan: string): Set<string> =>
     new Set([...plan.matchAll(/ on (occurrences_\w+) o(?:_\d+)?\b/g)].map((m) => m[1]));
 
@@ -493,7 +659,7 @@ describe('history partitions', () => {
       1000,
       ['allow'],
       true,
-      at ? [at.toISOString()] : null,
+      ...(at ? instantBounds([at]) : UNBOUNDED),
     ]);
     return rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n');
   }
