@@ -338,7 +338,10 @@ export const END_RUNS_OF_GONE_TARGET = `
  * The admitter, per target (after LOCK_TENANTS_PERMITS for its tenant $1): the first runs of
  * target $2's waiting list in admission order, as many as both the target and the tenant can
  * afford now (permits, tokens, backoff) and at most $3, are admitted and spend both their
- * tokens; the caller publishes their jobs. Reads only what it admits.
+ * tokens; the caller publishes their jobs. Reads only what it admits. The UPDATE joins the picked
+ * runs by their whole primary key (id, scheduled_at), so each probe is pruned at run time to the
+ * run's partition (the waiting list itself is read through partial indexes on waiting runs, in
+ * every partition: a run may wait whatever its instant).
  */
 export const ADMIT_TARGET_WAITING = `
   WITH budget AS (
@@ -347,7 +350,7 @@ export const ADMIT_TARGET_WAITING = `
       FROM tenants t JOIN targets tg ON tg.id = $2 AND tg.tenant_id = t.id
      WHERE t.id = $1
   ), picked AS (
-    SELECT o.id
+    SELECT o.id, o.scheduled_at
       FROM occurrences o
      WHERE o.tenant_id = $1 AND o.target_id = $2 AND ${WAITING_FOR_TARGET('o')}
        AND (o.start_deadline IS NULL OR o.start_deadline >= now())
@@ -358,7 +361,7 @@ export const ADMIT_TARGET_WAITING = `
     UPDATE occurrences o
        SET admitted_at = now(), reason = NULL, updated_at = now()
       FROM picked p
-     WHERE o.id = p.id
+     WHERE o.id = p.id AND o.scheduled_at = p.scheduled_at
     RETURNING o.id, o.tenant_id, o.priority, o.target_id, o.scheduled_at
   ), spent AS (${spendTokens('admitted')}
   ), target_spent AS (${spendTargetTokens('admitted')}
@@ -395,7 +398,8 @@ export const SKIP_PAST_START_DEADLINE = `
  * $1 tenant, $2 at most this many, $3 at most this many not `high`. Returns the runs with what
  * became of each (`outcome`: admitted, waits, ended). Each round reads only the runs it
  * decides (the index range in admission order), however long the tenant's waiting list is, and
- * a run leaves the tenant's list when it is read.
+ * a run leaves the tenant's list when it is read. The UPDATEs join the runs by their whole primary
+ * key (id, scheduled_at): each probe is pruned at run time to the run's partition.
  */
 export const ADMIT_WAITING = `
   WITH budget AS (
@@ -414,32 +418,32 @@ export const ADMIT_WAITING = `
      LIMIT (SELECT n FROM budget)
        FOR UPDATE SKIP LOCKED
   ), ranked AS (
-    SELECT p.id, p.target_id,
+    SELECT p.id, p.scheduled_at, p.target_id,
            row_number() OVER (PARTITION BY p.target_id
                               ORDER BY p.priority, p.scheduled_at, p.id) AS nth
       FROM picked p
   ), verdict AS (
-    SELECT r.id, r.target_id, ${targetBlock('tg', 'r.nth')} AS blocked,
+    SELECT r.id, r.scheduled_at, r.target_id, ${targetBlock('tg', 'r.nth')} AS blocked,
            tg.disabled_reason
       FROM ranked r LEFT JOIN targets tg ON tg.id = r.target_id AND tg.tenant_id = $1
   ), admitted AS (
     UPDATE occurrences o
        SET admitted_at = now(), reason = NULL, updated_at = now()
       FROM verdict v
-     WHERE o.id = v.id AND v.blocked IS NULL
+     WHERE o.id = v.id AND o.scheduled_at = v.scheduled_at AND v.blocked IS NULL
     RETURNING o.id, o.tenant_id, o.priority, o.target_id, o.scheduled_at
   ), deferred AS (
     UPDATE occurrences o
        SET reason = v.blocked, updated_at = now()
       FROM verdict v
-     WHERE o.id = v.id AND v.blocked IN ('throttled_target', 'target_backoff')
+     WHERE o.id = v.id AND o.scheduled_at = v.scheduled_at AND v.blocked IN ('throttled_target', 'target_backoff')
     RETURNING o.id, o.tenant_id, o.priority, o.scheduled_at
   ), ended AS (
     UPDATE occurrences o
        SET state = 'FAILED', reason = 'target_gone', reason_detail = v.disabled_reason,
            finished_at = now(), updated_at = now()
       FROM verdict v
-     WHERE o.id = v.id AND v.blocked = 'target_gone'
+     WHERE o.id = v.id AND o.scheduled_at = v.scheduled_at AND v.blocked = 'target_gone'
     RETURNING o.id, o.tenant_id, o.priority, o.scheduled_at
   ), spent AS (${spendTokens('admitted')}
   ), target_spent AS (${spendTargetTokens('admitted')}
