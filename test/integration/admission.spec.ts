@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { eventually } from '../support/eventually';
 import { gate } from '../support/http-sink';
-import { ExecutionWorld, startExecutionWorld } from './execution.fixtures';
+import { ExecutionWorld, installJobJournal, startExecutionWorld } from './execution.fixtures';
 
 /**
  * Admission ahead of the queue, end to end (poller, worker and relay running): a run its tenant
@@ -13,20 +13,8 @@ describe('admission: waiting runs cost nothing and start in order', () => {
 
   beforeAll(async () => {
     w = await startExecutionWorld('api,poller,worker,relay', { ADMISSION_INTERVAL_MS: '20' });
-    // A claimed run's job is deleted at once (queue retention), so the jobs a run ever had are
-    // counted from a journal of inserts into pg-boss's job table.
-    await w.db.query(`CREATE TABLE test_job_journal (run_id text NOT NULL, queue text NOT NULL)`);
-    await w.db.query(
-      `CREATE FUNCTION test_journal_job() RETURNS trigger LANGUAGE plpgsql AS $$
-       BEGIN
-         INSERT INTO test_job_journal VALUES (NEW.data->>'runId', NEW.name);
-         RETURN NULL;
-       END $$`,
-    );
-    await w.db.query(
-      `CREATE TRIGGER test_journal_job AFTER INSERT ON pgboss.job
-         FOR EACH ROW EXECUTE FUNCTION test_journal_job()`,
-    );
+    // A claimed run's job is deleted at once: the jobs a run ever had are journalled.
+    await installJobJournal(w);
   });
   afterEach(() => w.sink.behave(() => ({ status: 200, body: { ok: true } })));
   afterAll(() => w.close());

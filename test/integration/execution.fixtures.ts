@@ -208,3 +208,22 @@ export async function pendingJobs(
     [runId],
   );
 }
+
+/**
+ * A journal of every job inserted into pg-boss's job table (run id, queue), for tests that count
+ * the jobs a run ever had: a claimed run's job is deleted at once (queue retention).
+ */
+export async function installJobJournal(w: ExecutionWorld): Promise<void> {
+  await w.db.query(`CREATE TABLE test_job_journal (run_id text NOT NULL, queue text NOT NULL)`);
+  await w.db.query(
+    `CREATE FUNCTION test_journal_job() RETURNS trigger LANGUAGE plpgsql AS $$
+     BEGIN
+       INSERT INTO test_job_journal VALUES (NEW.data->>'runId', NEW.name);
+       RETURN NULL;
+     END $$`,
+  );
+  await w.db.query(
+    `CREATE TRIGGER test_journal_job AFTER INSERT ON pgboss.job
+       FOR EACH ROW EXECUTE FUNCTION test_journal_job()`,
+  );
+}

@@ -3,7 +3,12 @@ import { AdmissionService } from '../../src/admission';
 import { eventually } from '../support/eventually';
 import { gate } from '../support/http-sink';
 import { startTestApp, TestApp } from '../support/test-app';
-import { ExecutionWorld, runEngine, startExecutionWorld } from './execution.fixtures';
+import {
+  ExecutionWorld,
+  installJobJournal,
+  runEngine,
+  startExecutionWorld,
+} from './execution.fixtures';
 
 /** A target with flow control, on the world's sink, for tenant `apiKey`. */
 async function flowTarget(
@@ -143,6 +148,8 @@ describe('per-target flow control: waiting, backoff and 410 end to end', () => {
 
   beforeAll(async () => {
     w = await startExecutionWorld('api,poller,worker,relay', { ADMISSION_INTERVAL_MS: '20' });
+    // A claimed run's job is deleted at once: the jobs a run ever had are journalled.
+    await installJobJournal(w);
   });
   afterEach(() => w.sink.behave(() => ({ status: 200, body: { ok: true } })));
   afterAll(() => w.close());
@@ -166,7 +173,7 @@ describe('per-target flow control: waiting, backoff and 410 end to end', () => {
   const runsOfSchedules = (schedules: string[]) =>
     w.db.query(
       `SELECT o.id, o.state, o.reason, o.reason_detail,
-              (SELECT count(*)::int FROM pgboss.job j WHERE j.data->>'runId' = o.id::text) AS jobs,
+              (SELECT count(*)::int FROM test_job_journal j WHERE j.run_id = o.id::text) AS jobs,
               (SELECT count(*)::int FROM attempts a WHERE a.run_id = o.id) AS attempts
          FROM occurrences o WHERE o.schedule_id = ANY($1::uuid[]) ORDER BY o.scheduled_at`,
       [schedules],
