@@ -15,7 +15,7 @@ import {
   LIST_RANGE_PARTITIONS,
   liveRunsIn,
   LOCK_DEFAULT_PARTITIONS,
-  lockPartitionAgainstWriters,
+  LOCK_HISTORY_PARENTS,
   LONGEST_TENANT_RETENTION_DAYS,
   MAINTENANCE_LOCK,
   OLDEST_DEFAULT_RUN_BEFORE,
@@ -73,6 +73,7 @@ export class HistoryPartitionsRepository {
   async create(tx: Tx, range: PartitionRange): Promise<boolean> {
     const from = boundLiteral(range.from);
     const to = boundLiteral(range.to);
+    await this.sql.rows(LOCK_HISTORY_PARENTS, [], tx);
     await this.sql.rows(LOCK_DEFAULT_PARTITIONS, [], tx);
     const [{ holds }] = await this.sql.rows<{ holds: boolean }>(
       DEFAULT_HOLDS_RANGE,
@@ -110,19 +111,15 @@ export class HistoryPartitionsRepository {
     return holds;
   }
 
-  /**
-   * Locks a partition (runs and attempts) against writers and counts its live runs (QUEUED,
-   * RUNNING, RETRY_WAIT). The lock holds until `tx` ends, so a partition found without live
-   * runs stays so until it is dropped in the same transaction.
-   */
-  async lockAndCountLive(tx: Tx, partition: HistoryPartition): Promise<number> {
-    await this.sql.rows(
-      lockPartitionAgainstWriters(partition.name, partitionName('attempts', partition.from)),
-      [],
-      tx,
-    );
+  /** The live runs (QUEUED, RUNNING, RETRY_WAIT) of a partition. */
+  async countLive(tx: Tx, partition: HistoryPartition): Promise<number> {
     const [{ live }] = await this.sql.rows<{ live: number }>(liveRunsIn(partition.name), [], tx);
     return live;
+  }
+
+  /** LOCK_HISTORY_PARENTS: held to the end of `tx`. */
+  async lockParents(tx: Tx): Promise<void> {
+    await this.sql.rows(LOCK_HISTORY_PARENTS, [], tx);
   }
 
   /** Detaches and drops a partition's attempts, then its runs (whole tables, no row deletes). */

@@ -15,9 +15,22 @@ export const MAINTENANCE_LOCK = `
 
 /**
  * A failing lock wait ends the maintenance transaction instead of queueing every hot-path
- * statement behind its ACCESS EXCLUSIVE request; the next round tries again.
+ * statement behind its ACCESS EXCLUSIVE request; the next round tries again. Shorter than
+ * Postgres's deadlock_timeout (1 s by default): where maintenance's wait closes a cycle with a
+ * hot-path statement's, maintenance gives up first, so the deadlock detector never picks a
+ * claim, completion or insert as its victim.
  */
-export const BOUNDED_LOCK_WAIT = `SET LOCAL lock_timeout = '3s'`;
+export const BOUNDED_LOCK_WAIT = `SET LOCAL lock_timeout = '200ms'`;
+
+/**
+ * The history's partitioned parents, before any partition is touched: the order in which every
+ * statement locks them (parent first, then its partitions), so maintenance never holds a
+ * partition's lock while it waits for a parent's that a statement holding the parent waits on.
+ * ACCESS EXCLUSIVE is what ATTACH and DETACH need of the parents anyway; the wait is bounded
+ * (BOUNDED_LOCK_WAIT) and what follows under it is short (DDL on empty or old tables).
+ */
+export const LOCK_HISTORY_PARENTS = `
+  LOCK TABLE ONLY occurrences, ONLY attempts IN ACCESS EXCLUSIVE MODE`;
 
 /**
  * The range partitions of a table, oldest first, with their bounds as instants (the bound text
@@ -45,7 +58,7 @@ export const OLDEST_DEFAULT_RUN_BEFORE = `
  * slip in between; ATTACH takes ACCESS EXCLUSIVE on the DEFAULT partition anyway).
  */
 export const LOCK_DEFAULT_PARTITIONS = `
-  LOCK TABLE occurrences_default, attempts_default IN SHARE ROW EXCLUSIVE MODE`;
+  LOCK TABLE occurrences_default, attempts_default IN ACCESS EXCLUSIVE MODE`;
 
 /** Whether the DEFAULT partition holds runs in [$1, $2). */
 export const DEFAULT_HOLDS_RANGE = `
@@ -87,16 +100,14 @@ export const attachPartition = (parent: string, table: string, from: string, to:
   `ALTER TABLE ${parent} ATTACH PARTITION ${table} FOR VALUES FROM ('${from}') TO ('${to}')`;
 
 /**
- * Retention never drops a live run: the partition is locked against writers (SHARE: a claim,
- * completion or backfill insert into it waits, readers do not), then checked for any run
- * still QUEUED, RUNNING or RETRY_WAIT. The lock holds until the drop commits.
+ * Retention never drops a live run: a partition with any run still QUEUED, RUNNING or
+ * RETRY_WAIT is kept (read through the live runs' partial indexes). Checked once before the
+ * summary (no lock that would stop writers meanwhile: a generic plan of any UPDATE locks every
+ * partition) and again under LOCK_HISTORY_PARENTS, which holds until the drop commits.
  */
-export const lockPartitionAgainstWriters = (runs: string, attempts: string): string =>
-  `LOCK TABLE ${runs}, ${attempts} IN SHARE MODE`;
 export const liveRunsIn = (runs: string): string => `
   SELECT count(*)::int AS live FROM ${runs} WHERE state IN ('QUEUED', 'RUNNING', 'RETRY_WAIT')`;
 
-/** A partition leaves whole: detached, then dropped (never deleted row by row). */
 export const detachPartition = (parent: string, table: string): string =>
   `ALTER TABLE ${parent} DETACH PARTITION ${table}`;
 export const dropTable = (table: string): string => `DROP TABLE ${table}`;

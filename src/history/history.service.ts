@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { errorSummary } from '../common';
 import { APP_CONFIG, type AppConfig } from '../config';
 import type { Tx } from '../database';
 import { Lifecycle } from '../observability';
@@ -8,6 +9,13 @@ import {
 } from './history-partitions.repository';
 import { HISTORY_SUMMARISER, type HistorySummariser } from './history-summariser';
 import { expiredPartitions, planPartitions, type PartitionRange } from './partition-plan';
+
+/** A run became live in a partition being dropped: the round gives up on it until the next. */
+class PartitionChangedError extends Error {
+  constructor(partition: string) {
+    super(`history partition ${partition} gained a live run while it was being dropped`);
+  }
+}
 
 /** A tenant's historyRetentionDays when none is set (the quota's default). */
 export const DEFAULT_HISTORY_RETENTION_DAYS = 7;
@@ -91,7 +99,17 @@ export class HistoryService {
     const dropped: PartitionRange[] = [];
     const waiting: PartitionRange[] = [];
     for (const partition of expired.slice(0, DROPS_PER_ROUND)) {
-      const live = await this.dropIfSettled(partition);
+      let live: number;
+      try {
+        live = await this.dropIfSettled(partition);
+      } catch (error) {
+        // A lock not granted within its bound, or a run that became live: the next round.
+        this.logger.warn(
+          { partition: partition.name, err: errorSummary(error) },
+          'expired history partition not dropped this round',
+        );
+        break;
+      }
       if (live === 0) {
         dropped.push(partition);
       } else {
@@ -105,12 +123,20 @@ export class HistoryService {
     return { dropped, waiting };
   }
 
-  /** 0 when dropped; else the live runs that keep it. */
+  /**
+   * 0 when dropped; else the live runs that keep it. The summary is written before the parents
+   * are locked (it reads the whole range, and no writer should wait for that), the live runs
+   * are checked again under the lock, and the drop commits with the summary.
+   */
   private dropIfSettled(partition: HistoryPartition): Promise<number> {
     return this.partitions.maintenance(async (tx) => {
-      const live = await this.partitions.lockAndCountLive(tx, partition);
+      const live = await this.partitions.countLive(tx, partition);
       if (live > 0) return live;
       await this.summariser.summariseRange(tx, partition.from, partition.to);
+      await this.partitions.lockParents(tx);
+      const liveNow = await this.partitions.countLive(tx, partition);
+      // A run written into the range meanwhile: the summary rolls back with the drop.
+      if (liveNow > 0) throw new PartitionChangedError(partition.name);
       await this.partitions.drop(tx, partition);
       return 0;
     });
