@@ -30,6 +30,12 @@ export class PrimaryClient extends Client {
     this.locator = config.primaryLocator;
     // ReadyForQuery ends every round trip (simple query or extended-protocol Sync).
     this.connection.on('readyForQuery', countRoundTrip);
+    // A connection lost while it is checked out but between queries (a transaction between
+    // statements; the server shut down or failed over) emits 'error' with nobody listening:
+    // pg-pool listens only while a client is idle, TypeORM not at all, and an unheard 'error'
+    // ends the process. The loss is reported where it matters anyway: the next query on this
+    // client fails (and with it the transaction), and the pool discards the client at release.
+    this.on('error', () => undefined);
   }
 
   override connect(): Promise<Client>;
