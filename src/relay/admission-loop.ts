@@ -1,7 +1,7 @@
+import { PeriodicDuty } from '../common';
 import { Inject, Injectable } from '@nestjs/common';
 import { AdmissionService } from '../admission';
 import { APP_CONFIG, type AppConfig } from '../config';
-import { RelayDuty } from './relay-duty';
 
 /**
  * The relay's admitter loop: every ADMISSION_INTERVAL_MS it lets admission take, from each
@@ -9,7 +9,7 @@ import { RelayDuty } from './relay-duty';
  * tenant's round runs under the tenant's permit lock and takes its runs SKIP LOCKED.
  */
 @Injectable()
-export class AdmissionLoop extends RelayDuty {
+export class AdmissionLoop extends PeriodicDuty {
   constructor(
     private readonly admission: AdmissionService,
     @Inject(APP_CONFIG) config: AppConfig,

@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Clock } from '../common';
+import { Clock, PeriodicDuty } from '../common';
 import { APP_CONFIG, type AppConfig } from '../config';
 import { SchedulesService } from '../schedules';
-import { RelayDuty } from './relay-duty';
 
 /**
  * Look back this far beyond the last round: a failure's finished_at is its transaction's clock,
@@ -18,7 +17,7 @@ const FIRST_LOOK_BACK_MS = 3_600_000;
  * under the schedule's lock, so a schedule is paused once (SchedulesService.autoPauseFailing).
  */
 @Injectable()
-export class AutoPauseLoop extends RelayDuty {
+export class AutoPauseLoop extends PeriodicDuty {
   private lastRoundAt: number | null = null;
 
   constructor(

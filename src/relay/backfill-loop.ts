@@ -1,7 +1,7 @@
+import { PeriodicDuty } from '../common';
 import { Inject, Injectable } from '@nestjs/common';
 import { BackfillsService } from '../backfills';
 import { APP_CONFIG, type AppConfig } from '../config';
-import { RelayDuty } from './relay-duty';
 
 /**
  * Relay duty: moves running backfills on, one step of each per round (the runs whose turn came,
@@ -11,7 +11,7 @@ import { RelayDuty } from './relay-duty';
  * instant a no-op.
  */
 @Injectable()
-export class BackfillLoop extends RelayDuty {
+export class BackfillLoop extends PeriodicDuty {
   constructor(
     private readonly backfills: BackfillsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,

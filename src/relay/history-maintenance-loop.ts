@@ -1,7 +1,7 @@
+import { PeriodicDuty } from '../common';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config';
 import { HistoryService, type MaintenanceResult } from '../history';
-import { RelayDuty } from './relay-duty';
 
 /**
  * Relay duty: keeps the run history's partitions (HISTORY_PARTITIONS_AHEAD created ahead, those
@@ -9,7 +9,7 @@ import { RelayDuty } from './relay-duty';
  * Any number of relays may run it: every change is made under the maintenance advisory lock.
  */
 @Injectable()
-export class HistoryMaintenanceLoop extends RelayDuty {
+export class HistoryMaintenanceLoop extends PeriodicDuty {
   constructor(
     private readonly history: HistoryService,
     @Inject(APP_CONFIG) config: AppConfig,

@@ -1,11 +1,5 @@
-import {
-  BeforeApplicationShutdown,
-  Inject,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-} from '@nestjs/common';
-import { errorSummary, PeriodicLoop } from '../common';
+import { Inject, Injectable } from '@nestjs/common';
+import { PeriodicDuty } from '../common';
 import { APP_CONFIG, type AppConfig } from '../config';
 import { ExecutionService } from '../execution';
 
@@ -16,29 +10,16 @@ import { ExecutionService } from '../execution';
  * transition. A full batch sweeps again at once (a few rounds), else it waits out the interval.
  */
 @Injectable()
-export class LeaseSweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly logger = new Logger(LeaseSweeper.name);
-  private readonly loop = new PeriodicLoop(
-    () => this.tick(),
-    () => this.config.relay.sweepIntervalMs,
-    (error) => this.logger.error({ err: errorSummary(error) }, 'lease sweep failed'),
-  );
-
+export class LeaseSweeper extends PeriodicDuty {
   constructor(
     private readonly execution: ExecutionService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.loop.start();
+  ) {
+    super(LeaseSweeper.name, () => config.relay.sweepIntervalMs);
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.loop.stop();
-  }
-
-  private async tick(): Promise<void> {
-    for (let round = 0; round < 10 && this.loop.isRunning(); round++) {
+  protected async round(): Promise<void> {
+    for (let round = 0; round < 10 && this.isRunning(); round++) {
       const swept = await this.execution.sweepExpiredLeases();
       if (swept < this.config.relay.sweepBatchSize) return;
     }

@@ -1,12 +1,6 @@
-import {
-  BeforeApplicationShutdown,
-  Inject,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { BulkOperationsService } from '../bulk-operations';
-import { errorSummary, PeriodicLoop } from '../common';
+import { PeriodicDuty } from '../common';
 import { APP_CONFIG, type AppConfig } from '../config';
 import { Lifecycle } from '../observability';
 import { RunJobsRepository } from '../queue';
@@ -23,13 +17,8 @@ import { OutboxRepository } from './outbox.repository';
  * the LeaseSweeper's; admission is the admission module's, at claim.
  */
 @Injectable()
-export class RelayService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class RelayService extends PeriodicDuty {
   private readonly logger = new Logger(RelayService.name);
-  private readonly loop = new PeriodicLoop(
-    () => this.tick(),
-    () => this.config.relay.intervalMs,
-    (error) => this.logger.error({ err: errorSummary(error) }, 'relay tick failed'),
-  );
 
   constructor(
     private readonly outbox: OutboxRepository,
@@ -40,22 +29,28 @@ export class RelayService implements OnApplicationBootstrap, BeforeApplicationSh
     private readonly signingKeys: SigningKeysService,
     private readonly lifecycle: Lifecycle,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    super(RelayService.name, () => config.relay.intervalMs);
+  }
 
-  onApplicationBootstrap(): void {
-    this.loop.start();
+  override onApplicationBootstrap(): void {
+    super.onApplicationBootstrap();
     this.lifecycle.emit({ kind: 'role.started', role: 'relay' });
     this.logger.log('relay started');
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.loop.stop();
+  override async beforeApplicationShutdown(): Promise<void> {
+    await super.beforeApplicationShutdown();
     this.lifecycle.emit({ kind: 'role.stopped', role: 'relay' });
     this.logger.log('relay stopped');
   }
 
-  isRunning(): boolean {
-    return this.loop.isRunning();
+  override isRunning(): boolean {
+    return super.isRunning();
+  }
+
+  protected round(): Promise<void> {
+    return this.tick();
   }
 
   /** One round of housekeeping; public so tests can run it without waiting for the timer. */

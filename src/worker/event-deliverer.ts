@@ -1,11 +1,5 @@
-import {
-  BeforeApplicationShutdown,
-  Inject,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-} from '@nestjs/common';
-import { Clock, errorSummary, PeriodicLoop } from '../common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Clock, errorSummary, PeriodicDuty } from '../common';
 import { APP_CONFIG, type AppConfig } from '../config';
 import { invokeTarget } from '../delivery';
 import { EventsService, type ClaimedEvent } from '../events';
@@ -26,17 +20,10 @@ const PRUNE_BATCH = 1_000;
  * a doubling backoff up to EVENT_DELIVERY_MAX_ATTEMPTS, then given up.
  */
 @Injectable()
-export class EventDeliverer implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class EventDeliverer extends PeriodicDuty {
   private readonly logger = new Logger(EventDeliverer.name);
   private readonly inFlight = new Set<Promise<void>>();
   private prunedAt = -Infinity;
-  private readonly loop = new PeriodicLoop(
-    async () => {
-      await this.tick();
-    },
-    () => this.config.events.intervalMs,
-    (error) => this.logger.error({ err: errorSummary(error) }, 'event delivery round failed'),
-  );
 
   constructor(
     private readonly events: EventsService,
@@ -44,15 +31,17 @@ export class EventDeliverer implements OnApplicationBootstrap, BeforeApplication
     private readonly credentials: TargetCredentials,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.loop.start();
+  ) {
+    super(EventDeliverer.name, () => config.events.intervalMs);
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.loop.stop();
+  override async beforeApplicationShutdown(): Promise<void> {
+    await super.beforeApplicationShutdown();
     while (this.inFlight.size > 0) await Promise.all(this.inFlight);
+  }
+
+  protected round(): Promise<number> {
+    return this.tick();
   }
 
   /**
@@ -109,7 +98,7 @@ export class EventDeliverer implements OnApplicationBootstrap, BeforeApplication
       )
       .finally(() => {
         this.inFlight.delete(tracked);
-        this.loop.wake();
+        this.wake();
       });
     this.inFlight.add(tracked);
   }
