@@ -44,9 +44,13 @@ const STATEMENTS = `
             FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
            WHERE d.datname = $1) q`;
 
-/** With BENCH_COST_DEBUG set: the statements called most often (cumulative), to see where they go. */
+/**
+ * With BENCH_COST_DEBUG set: the statements that took the most time, planning included
+ * (track_planning is on in the bench's server): where the database time goes.
+ */
 const TOP_STATEMENTS = `
-  SELECT calls::float8 AS calls, round(total_exec_time)::int AS ms, round(total_plan_time)::int AS plan_ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS query
+  SELECT calls::float8 AS calls, round(total_exec_time)::int AS exec_ms,
+         round(total_plan_time)::int AS plan_ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS query
     FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
    WHERE d.datname = $1 ORDER BY total_exec_time + total_plan_time DESC LIMIT 14`;
 
@@ -101,13 +105,14 @@ export class OccurrenceCostMeter {
         ? await admin.query<{ n: number; fk: number }>(STATEMENTS, [this.database.name])
         : null;
       if (this.pg.statementStats && process.env.BENCH_COST_DEBUG) {
-        const top = await admin.query<{ calls: number; query: string }>(TOP_STATEMENTS, [
-          this.database.name,
-        ]);
+        const top = await admin.query<{
+          calls: number;
+          exec_ms: number;
+          plan_ms: number;
+          query: string;
+        }>(TOP_STATEMENTS, [this.database.name]);
         for (const t of top.rows)
-          console.log(
-            `    ${t.calls} × exec ${(t as { ms?: number }).ms} ms, plan ${(t as { plan_ms?: number }).plan_ms} ms: ${t.query}`,
-          );
+          console.log(`    ${t.calls} × exec ${t.exec_ms} ms, plan ${t.plan_ms} ms: ${t.query}`);
       }
       const sizes = await db.query<{ grp: 'history' | 'queue' | 'other'; bytes: number }>(
         RELATION_BYTES,
