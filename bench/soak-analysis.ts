@@ -169,6 +169,47 @@ export function intervalLags(
   return buckets.map((b) => lagStats(b));
 }
 
+/**
+ * The lag of every run due in intervals [first, end), pooled: one interval's p99 rests on its
+ * worst ~45 runs (4,500 at 150/s) and swings by a third from one interval to the next on a quiet
+ * machine, too coarse to judge a 20 % change by; a span of several intervals gives it thousands.
+ */
+export function spanLag(
+  delivered: readonly Delivered[],
+  from: number,
+  lengthMs: number,
+  first: number,
+  end: number,
+): LagStats | null {
+  const lags: number[] = [];
+  for (const d of delivered) {
+    const i = Math.floor((d.at - from) / lengthMs);
+    if (i >= first && i < end) lags.push(d.receivedAt - d.at);
+  }
+  return lagStats(lags);
+}
+
+/**
+ * The spans the soak compares, as [first, end) interval indexes: the steady phase's first and
+ * last thirds (the cold-start interval 0 left out) and the recovery phase's second half (its
+ * first half is the time given to recover).
+ */
+export function soakSpans(phases: Record<SoakPhase, number>): {
+  steadyFirst: [number, number];
+  steadyLast: [number, number];
+  recovered: [number, number];
+} {
+  const steady = phases.steady;
+  const third = Math.max(1, Math.floor((steady - 1) / 3));
+  const total = steady + phases.held + phases.recovery;
+  const half = Math.max(1, Math.floor(phases.recovery / 2));
+  return {
+    steadyFirst: [Math.min(1, steady - 1), Math.min(1, steady - 1) + third],
+    steadyLast: [steady - third, steady],
+    recovered: [total - half, total],
+  };
+}
+
 export interface Growth {
   first: number;
   last: number;

@@ -16,6 +16,8 @@ import {
   intervalLags,
   plateau,
   recovery,
+  soakSpans,
+  spanLag,
   summarizeRelations,
   totalBytes,
   type Delivered,
@@ -271,14 +273,20 @@ async function judge(ctx: BenchContext, world: World, j: Judged): Promise<Scenar
   const total = j.phases.steady + j.phases.held + j.phases.recovery;
   const lags = intervalLags(delivered, j.windowStart, j.interval, total);
   const p99 = (i: number) => lags[i]?.p99 ?? Infinity;
+  const spans = soakSpans(j.phases);
+  const spanP99 = ([first, end]: [number, number]) =>
+    spanLag(delivered, j.windowStart, j.interval, first, end)?.p99 ?? Infinity;
   const steadySamples = j.samples.filter((s) => s.phase === 'steady');
   const sizes = plateau(steadySamples.map((s) => totalBytes(s.relations)));
   // The first interval holds the cold start (first fires, caches, pool connections): the
-  // baseline is the first interval after it.
-  const lagGrowth = growth(p99(1), p99(j.phases.steady - 1));
+  // baseline is the first third after it, pooled (see spanLag).
+  const lagGrowth = growth(spanP99(spans.steadyFirst), spanP99(spans.steadyLast));
   const held = j.samples.filter((s) => s.phase === 'held');
   const heldLags = lags.slice(j.phases.steady, j.phases.steady + j.phases.held);
-  const back = recovery(j.samples, { beforeHold: p99(j.phases.steady - 1), atEnd: p99(total - 1) });
+  const back = recovery(j.samples, {
+    beforeHold: spanP99(spans.steadyLast),
+    atEnd: spanP99(spans.recovered),
+  });
   const sizeAt = (s: SoakSample | undefined) => (s ? totalBytes(s.relations) : 0);
   const holdEffect = {
     p99BeforeMs: p99(j.phases.steady - 1),

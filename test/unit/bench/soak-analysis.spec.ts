@@ -5,6 +5,8 @@ import {
   intervalLags,
   plateau,
   recovery,
+  soakSpans,
+  spanLag,
   summarizeRelations,
   type RelationRow,
   type RelationSummary,
@@ -83,6 +85,38 @@ describe('intervalLags', () => {
 
   it('leaves an empty interval null', () => {
     expect(intervalLags([], 0, 1000, 1)).toEqual([null]);
+  });
+});
+
+describe('spanLag', () => {
+  it('pools the runs due in intervals [first, end) into one p99', () => {
+    // 100 runs per 1,000 ms interval; interval 0 all 900 ms late, then 1 run in 50 at 500 ms.
+    const delivered = Array.from({ length: 400 }, (_, i) => ({
+      at: i * 10,
+      receivedAt: i * 10 + (i < 100 ? 900 : i % 50 === 49 ? 500 : 10),
+    }));
+    // Intervals 1 and 2: 200 runs, 4 of them 500 ms late; the p99 (the 198th) is one of them.
+    expect(spanLag(delivered, 0, 1000, 1, 3)).toEqual({ p50: 10, p95: 10, p99: 500, max: 500 });
+    expect(spanLag(delivered, 0, 1000, 0, 1)).toMatchObject({ p50: 900 });
+    expect(spanLag(delivered, 0, 1000, 4, 5)).toBeNull();
+  });
+});
+
+describe('soakSpans', () => {
+  it('compares the steady thirds after warm-up and the recovery second half', () => {
+    expect(soakSpans({ steady: 18, held: 4, recovery: 4 })).toEqual({
+      steadyFirst: [1, 6],
+      steadyLast: [13, 18],
+      recovered: [24, 26],
+    });
+  });
+
+  it('keeps one interval per span for a short soak', () => {
+    expect(soakSpans({ steady: 2, held: 1, recovery: 1 })).toEqual({
+      steadyFirst: [1, 2],
+      steadyLast: [1, 2],
+      recovered: [3, 4],
+    });
   });
 });
 
