@@ -1,4 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { appendFileSync, mkdirSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { AddressInfo, createServer } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -58,7 +59,12 @@ export class ServiceProcess {
     readonly port: number,
     private readonly child: ChildProcess,
   ) {
+    // e.g. BENCH_SERVICE_LOG_DIR=/tmp/logs to keep each replica's whole output (warn and up).
+    const logDir = process.env.BENCH_SERVICE_LOG_DIR;
+    const logFile = logDir ? join(logDir, `${name}-${child.pid}.log`) : null;
+    if (logDir) mkdirSync(logDir, { recursive: true });
     const keep = (chunk: string) => {
+      if (logFile) appendFileSync(logFile, chunk);
       for (const line of chunk.split('\n')) {
         if (!line) continue;
         this.count(line);

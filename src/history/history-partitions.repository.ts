@@ -16,12 +16,28 @@ import {
   liveRunsIn,
   LOCK_DEFAULT_PARTITIONS,
   LOCK_HISTORY_PARENTS,
+  LOCK_TRY_RELEASE,
+  LOCK_TRY_ROLLBACK,
+  LOCK_TRY_SAVEPOINT,
   LONGEST_TENANT_RETENTION_DAYS,
   MAINTENANCE_LOCK,
   OLDEST_DEFAULT_RUN_BEFORE,
 } from './history-partitions.sql';
 import { boundLiteral, defaultPartitionOf, HISTORY_TABLES, partitionName } from './partition-names';
 import type { PartitionRange } from './partition-plan';
+
+/** Bounded waits for the parents' lock per maintenance step (see lockParents). */
+const LOCK_TRIES = 8;
+/** The mean pause between two of them. */
+const LOCK_RETRY_PAUSE_MS = 150;
+/** Postgres's lock_not_available: a lock_timeout ran out. */
+const LOCK_NOT_AVAILABLE = '55P03';
+
+const isLockNotAvailable = (error: unknown): boolean =>
+  (error as { code?: unknown } | null)?.code === LOCK_NOT_AVAILABLE ||
+  (error as { driverError?: { code?: unknown } } | null)?.driverError?.code === LOCK_NOT_AVAILABLE;
+
+const pause = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
 
 /** A range partition of the runs (its attempts' partition has the same range). */
 export interface HistoryPartition extends PartitionRange {
@@ -73,7 +89,7 @@ export class HistoryPartitionsRepository {
   async create(tx: Tx, range: PartitionRange): Promise<boolean> {
     const from = boundLiteral(range.from);
     const to = boundLiteral(range.to);
-    await this.sql.rows(LOCK_HISTORY_PARENTS, [], tx);
+    await this.lockParents(tx);
     await this.sql.rows(LOCK_DEFAULT_PARTITIONS, [], tx);
     const [{ holds }] = await this.sql.rows<{ holds: boolean }>(
       DEFAULT_HOLDS_RANGE,
@@ -117,9 +133,24 @@ export class HistoryPartitionsRepository {
     return live;
   }
 
-  /** LOCK_HISTORY_PARENTS: held to the end of `tx`. */
+  /**
+   * LOCK_HISTORY_PARENTS, held to the end of `tx`: up to LOCK_TRIES bounded waits (see
+   * LOCK_TRY_SAVEPOINT), a short random pause between them so a try does not land on the next
+   * batch's wait again. Throws the last refusal when none is granted.
+   */
   async lockParents(tx: Tx): Promise<void> {
-    await this.sql.rows(LOCK_HISTORY_PARENTS, [], tx);
+    for (let tryNumber = 1; ; tryNumber++) {
+      await this.sql.rows(LOCK_TRY_SAVEPOINT, [], tx);
+      try {
+        await this.sql.rows(LOCK_HISTORY_PARENTS, [], tx);
+        await this.sql.rows(LOCK_TRY_RELEASE, [], tx);
+        return;
+      } catch (error) {
+        await this.sql.rows(LOCK_TRY_ROLLBACK, [], tx);
+        if (!isLockNotAvailable(error) || tryNumber >= LOCK_TRIES) throw error;
+      }
+      await pause(LOCK_RETRY_PAUSE_MS * (0.5 + Math.random()));
+    }
   }
 
   /** Detaches and drops a partition's attempts, then its runs (whole tables, no row deletes). */

@@ -33,6 +33,16 @@ export const LOCK_HISTORY_PARENTS = `
   LOCK TABLE ONLY occurrences, ONLY attempts IN ACCESS EXCLUSIVE MODE`;
 
 /**
+ * A try at LOCK_HISTORY_PARENTS that can fail without ending the transaction: the poller's
+ * batches hold the parents while they wait for their instant (up to POLLER_LOOKAHEAD_MS, back
+ * to back under a steady load), so one bounded wait often meets one and gives up; the caller
+ * rolls back to the savepoint, pauses and tries again, keeping what it did before (a summary).
+ */
+export const LOCK_TRY_SAVEPOINT = `SAVEPOINT history_parents_lock`;
+export const LOCK_TRY_RELEASE = `RELEASE SAVEPOINT history_parents_lock`;
+export const LOCK_TRY_ROLLBACK = `ROLLBACK TO SAVEPOINT history_parents_lock`;
+
+/**
  * The range partitions of a table, oldest first, with their bounds as instants (the bound text
  * carries its UTC offset, so the cast does not depend on the session's time zone). $1 the
  * partitioned table.

@@ -82,6 +82,34 @@ describe('history partitions', () => {
     expect((await partitions.list()).length).toBe(list.length);
   });
 
+  it('waits out a statement holding the parents longer than one bounded lock wait', async () => {
+    const newest = (await partitions.list()).slice(-1);
+    await partitions.maintenance(async (tx) => {
+      for (const p of newest) await partitions.drop(tx, p);
+    });
+    // A hot-path transaction (the poller's batch waiting for its instant) holds occurrences for
+    // 700 ms: more than one 200 ms lock wait, less than the tries together.
+    const holder = w.db.createQueryRunner();
+    await holder.connect();
+    await holder.startTransaction();
+    await holder.query('LOCK TABLE ONLY occurrences IN ROW EXCLUSIVE MODE');
+    const released = new Promise<void>((done) =>
+      setTimeout(() => {
+        void holder
+          .commitTransaction()
+          .then(() => holder.release())
+          .then(done);
+      }, 700),
+    );
+    const startedAt = Date.now();
+    const { created } = await history.createAhead();
+    const tookMs = Date.now() - startedAt;
+    await released;
+    expect(created.map((r) => r.from.getTime())).toEqual([newest[0].from.getTime()]);
+    expect(tookMs).toBeGreaterThanOrEqual(600); // it did wait for the holder
+    expect((await partitions.list()).map((p) => p.name)).toContain(newest[0].name);
+  });
+
   it('moves runs and attempts the DEFAULT partition holds into the partition created for them', async () => {
     const scheduleId = await w.createSchedule(await w.createTarget());
     const newest = (await partitions.list()).at(-1)!;
