@@ -12,6 +12,7 @@ import {
   detachPartition,
   dropRangeCheck,
   dropTable,
+  holdOffVacuum,
   LIST_RANGE_PARTITIONS,
   liveRunsIn,
   LOCK_DEFAULT_PARTITIONS,
@@ -22,6 +23,7 @@ import {
   LONGEST_TENANT_RETENTION_DAYS,
   MAINTENANCE_LOCK,
   OLDEST_DEFAULT_RUN_BEFORE,
+  VACUUM_LOCK_WAIT,
 } from './history-partitions.sql';
 import { boundLiteral, defaultPartitionOf, HISTORY_TABLES, partitionName } from './partition-names';
 import type { PartitionRange } from './partition-plan';
@@ -131,6 +133,17 @@ export class HistoryPartitionsRepository {
   async countLive(tx: Tx, partition: HistoryPartition): Promise<number> {
     const [{ live }] = await this.sql.rows<{ live: number }>(liveRunsIn(partition.name), [], tx);
     return live;
+  }
+
+  /** holdOffVacuum on a partition's runs and attempts, held to the end of `tx`. */
+  async holdOffVacuum(tx: Tx, partition: HistoryPartition): Promise<void> {
+    await this.sql.rows(VACUUM_LOCK_WAIT, [], tx);
+    await this.sql.rows(
+      holdOffVacuum(HISTORY_TABLES.map((table) => partitionName(table, partition.from))),
+      [],
+      tx,
+    );
+    await this.sql.rows(BOUNDED_LOCK_WAIT, [], tx);
   }
 
   /**

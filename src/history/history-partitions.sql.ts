@@ -33,6 +33,19 @@ export const LOCK_HISTORY_PARENTS = `
   LOCK TABLE ONLY occurrences, ONLY attempts IN ACCESS EXCLUSIVE MODE`;
 
 /**
+ * An expired partition, before its drop, kept from (auto)vacuum: its last updates made dead
+ * tuples, so autovacuum is often at work on it right then, and a DROP waiting 200 ms behind the
+ * parents' lock gives up long before Postgres cancels an autovacuum in its way (after
+ * deadlock_timeout). SHARE UPDATE EXCLUSIVE is the mode vacuum itself takes: it waits for a
+ * running autovacuum (which is cancelled once it has blocked us for deadlock_timeout) and keeps
+ * the next from starting, while conflicting with no claim, insert or update (those take ROW
+ * EXCLUSIVE at most), so the longer wait it is given (VACUUM_LOCK_WAIT) holds up no one.
+ */
+export const VACUUM_LOCK_WAIT = `SET LOCAL lock_timeout = '5s'`;
+export const holdOffVacuum = (partitions: readonly string[]): string =>
+  `LOCK TABLE ${partitions.map((p) => `ONLY ${p}`).join(', ')} IN SHARE UPDATE EXCLUSIVE MODE`;
+
+/**
  * A try at LOCK_HISTORY_PARENTS that can fail without ending the transaction: the poller's
  * batches hold the parents while they wait for their instant (up to POLLER_LOOKAHEAD_MS, back
  * to back under a steady load), so one bounded wait often meets one and gives up; the caller

@@ -124,12 +124,14 @@ export class HistoryService {
   }
 
   /**
-   * 0 when dropped; else the live runs that keep it. The summary is written before the parents
-   * are locked (it reads the whole range, and no writer should wait for that), the live runs
+   * 0 when dropped; else the live runs that keep it. Vacuum is kept off the partition first
+   * (see holdOffVacuum: the drop must not wait for it under the parents' lock). The summary is
+   * written before the parents are locked (it reads the whole range, and no writer should wait for that), the live runs
    * are checked again under the lock, and the drop commits with the summary.
    */
   private dropIfSettled(partition: HistoryPartition): Promise<number> {
     return this.partitions.maintenance(async (tx) => {
+      await this.partitions.holdOffVacuum(tx, partition);
       const live = await this.partitions.countLive(tx, partition);
       if (live > 0) return live;
       await this.summariser.summariseRange(tx, partition.from, partition.to);

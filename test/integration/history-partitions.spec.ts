@@ -10,6 +10,7 @@ import {
 } from '../../src/execution/execution.sql';
 import { HISTORY_SUMMARISER, HistoryService, type HistorySummariser } from '../../src/history';
 import { HistoryPartitionsRepository } from '../../src/history/history-partitions.repository';
+import { partitionName } from '../../src/history/partition-names';
 import { HistoryMaintenanceLoop } from '../../src/relay';
 import { ExecutionWorld, runEngine, startExecutionWorld } from './execution.fixtures';
 
@@ -205,6 +206,49 @@ describe('history partitions', () => {
     expect(await w.metric('dueline_history_partitions_waiting')).toBe(0);
     await history.maintain();
     expect(await w.metric('dueline_history_partitions_waiting')).toBe(1);
+  });
+
+  it('waits for a vacuum of the expired partition without holding up the hot path, then drops it', async () => {
+    const scheduleId = await w.createSchedule(await w.createTarget());
+    const lowest = (await partitions.list())[0].from.getTime();
+    // A week back: a range no other test summarises (the summariser's ledger takes a range once).
+    const expired = {
+      from: new Date(lowest - 7 * 24 * HOUR),
+      to: new Date(lowest - 7 * 24 * HOUR + HOUR),
+    };
+    await partitions.maintenance((tx) => partitions.create(tx, expired));
+    const endedRun = await w.insertRun(scheduleId, new Date(expired.from.getTime() + 60_000));
+    await w.db.query(
+      `UPDATE occurrences SET state = 'SUCCEEDED', finished_at = now() WHERE id = $1`,
+      [endedRun],
+    );
+    // A vacuum at work on the partition (the lock mode vacuum takes), for 800 ms: longer than
+    // one bounded lock wait.
+    const name = partitionName('occurrences', expired.from);
+    const vacuum = w.db.createQueryRunner();
+    await vacuum.connect();
+    await vacuum.startTransaction();
+    await vacuum.query(`LOCK TABLE ONLY ${name} IN SHARE UPDATE EXCLUSIVE MODE`);
+    const events: string[] = [];
+    const vacuumEnds = new Promise<void>((done) =>
+      setTimeout(() => {
+        events.push('vacuum ended');
+        void vacuum
+          .commitTransaction()
+          .then(() => vacuum.release())
+          .then(done);
+      }, 800),
+    );
+    const dropping = history.dropExpired();
+    // Meanwhile the hot path writes runs: maintenance waiting for the vacuum holds no lock they need.
+    await new Promise((done) => setTimeout(done, 200));
+    await w.insertRun(scheduleId, new Date(Date.now() + HOUR));
+    events.push('run inserted');
+    const { dropped } = await dropping;
+    await vacuumEnds;
+    expect(events).toEqual(['run inserted', 'vacuum ended']);
+    expect(dropped.map((p) => p.from.getTime())).toContain(expired.from.getTime());
+    expect(await tableExists(name)).toBe(false);
   });
 
   it('keeps one logical run per instant: the identity key refuses a duplicate in any partition', async () => {
