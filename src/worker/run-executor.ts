@@ -120,28 +120,49 @@ export class RunExecutor {
           return [];
         });
         if (held.length === 0) return;
-        const targets = await this.targets
-          .getManyForDispatch(
-            tenantId,
-            held.map((h) => h.claim.targetId),
-          )
-          .catch((error: unknown) => new TargetsUnavailable(error));
-        // Only when spans are recorded: the runs' traces, to put the claim, the call and the
-        // completion in them. A failure here costs the spans, never the run.
-        const traces = tracingActive()
-          ? await this.runs
-              .traceParents(
-                tenantId,
-                held.map((h) => h.claim.runId),
-              )
-              .catch(() => new Map<string, string>())
-          : new Map<string, string>();
+        // Looked up beside the attempts, not before the claims resolve: the fetch loop goes on
+        // to its next batch while this batch's targets load.
+        const context = this.dispatchContext(tenantId, held);
         for (const h of held) {
-          this.track(this.run(h, targets, traces.get(h.claim.runId)), onWake, lane);
+          const attempt = context.then(({ targets, traces }) =>
+            this.run(h, targets, traces.get(h.claim.runId)),
+          );
+          this.track(attempt, onWake, lane);
         }
       }),
     );
     if (failures.length > 0) throw failures[0];
+  }
+
+  /**
+   * What the attempts of a tenant's claimed runs need: their targets (one read; a failure is
+   * TargetsUnavailable, which ends each attempt retryable without a call) and, only when spans
+   * are recorded, the runs' traces (a failure costs the spans, never the run). Never rejects.
+   */
+  private async dispatchContext(
+    tenantId: string,
+    held: readonly HeldClaim[],
+  ): Promise<{
+    targets: Map<string, DispatchTarget> | TargetsUnavailable;
+    traces: Map<string, string>;
+  }> {
+    const [targets, traces] = await Promise.all([
+      this.targets
+        .getManyForDispatch(
+          tenantId,
+          held.map((h) => h.claim.targetId),
+        )
+        .catch((error: unknown) => new TargetsUnavailable(error)),
+      tracingActive()
+        ? this.runs
+            .traceParents(
+              tenantId,
+              held.map((h) => h.claim.runId),
+            )
+            .catch(() => new Map<string, string>())
+        : Promise.resolve(new Map<string, string>()),
+    ]);
+    return { targets, traces };
   }
 
   /** Resolves once fewer than `limit` attempts are in flight (of `lane` only, if given). */
