@@ -28,7 +28,7 @@ import {
 import { boundLiteral, defaultPartitionOf, HISTORY_TABLES, partitionName } from './partition-names';
 import type { PartitionRange } from './partition-plan';
 
-/** Bounded waits for the parents' lock per maintenance step (see lockParents). */
+/** Bounded tries per maintenance step under the parents' lock (see underParentsLock). */
 const LOCK_TRIES = 8;
 /** The mean pause between two of them. */
 const LOCK_RETRY_PAUSE_MS = 150;
@@ -88,10 +88,13 @@ export class HistoryPartitionsRepository {
    * Creates the runs' and the attempts' partition of one range, moving into them whatever the
    * DEFAULT partitions hold of it. Returns whether any run moved.
    */
-  async create(tx: Tx, range: PartitionRange): Promise<boolean> {
+  create(tx: Tx, range: PartitionRange): Promise<boolean> {
+    return this.underParentsLock(tx, () => this.createLocked(tx, range));
+  }
+
+  private async createLocked(tx: Tx, range: PartitionRange): Promise<boolean> {
     const from = boundLiteral(range.from);
     const to = boundLiteral(range.to);
-    await this.lockParents(tx);
     await this.sql.rows(LOCK_DEFAULT_PARTITIONS, [], tx);
     const [{ holds }] = await this.sql.rows<{ holds: boolean }>(
       DEFAULT_HOLDS_RANGE,
@@ -147,17 +150,26 @@ export class HistoryPartitionsRepository {
   }
 
   /**
-   * LOCK_HISTORY_PARENTS, held to the end of `tx`: up to LOCK_TRIES bounded waits (see
-   * LOCK_TRY_SAVEPOINT), a short random pause between them so a try does not land on the next
-   * batch's wait again. Throws the last refusal when none is granted.
+   * `work` under LOCK_HISTORY_PARENTS (held to the end of `tx` once it succeeds): up to
+   * LOCK_TRIES tries, each from a savepoint, a short random pause between them. A try gives up
+   * when a lock is not granted within BOUNDED_LOCK_WAIT: the parents' (a poller batch holds
+   * `occurrences` while it waits for its instant, back to back under a steady load, so one try
+   * often meets one), or one that `work`'s DDL needs while holding them: detaching a runs
+   * partition turns its foreign keys into triggers on `schedules` and `tenants` (SHARE ROW
+   * EXCLUSIVE, then ACCESS EXCLUSIVE for the drop), so it waits for their writers, such as that
+   * same poller batch, which has advanced its schedules. A transaction reading `schedules` for
+   * minutes (a report) thus defers drops until it ends; nothing else waits for them.
+   * Rolling back to the savepoint releases what the try took, keeping what came before (a
+   * summary). Any other error, or the last refusal, is thrown.
    */
-  async lockParents(tx: Tx): Promise<void> {
+  async underParentsLock<T>(tx: Tx, work: () => Promise<T>): Promise<T> {
     for (let tryNumber = 1; ; tryNumber++) {
       await this.sql.rows(LOCK_TRY_SAVEPOINT, [], tx);
       try {
         await this.sql.rows(LOCK_HISTORY_PARENTS, [], tx);
+        const result = await work();
         await this.sql.rows(LOCK_TRY_RELEASE, [], tx);
-        return;
+        return result;
       } catch (error) {
         await this.sql.rows(LOCK_TRY_ROLLBACK, [], tx);
         if (!isLockNotAvailable(error) || tryNumber >= LOCK_TRIES) throw error;

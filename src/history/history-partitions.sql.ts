@@ -46,10 +46,9 @@ export const holdOffVacuum = (partitions: readonly string[]): string =>
   `LOCK TABLE ${partitions.map((p) => `ONLY ${p}`).join(', ')} IN SHARE UPDATE EXCLUSIVE MODE`;
 
 /**
- * A try at LOCK_HISTORY_PARENTS that can fail without ending the transaction: the poller's
- * batches hold the parents while they wait for their instant (up to POLLER_LOOKAHEAD_MS, back
- * to back under a steady load), so one bounded wait often meets one and gives up; the caller
- * rolls back to the savepoint, pauses and tries again, keeping what it did before (a summary).
+ * A try at a step under LOCK_HISTORY_PARENTS that can fail on a lock wait without ending the
+ * transaction: the caller rolls back to the savepoint, pauses and tries again, keeping what it
+ * did before (see HistoryPartitionsRepository.underParentsLock).
  */
 export const LOCK_TRY_SAVEPOINT = `SAVEPOINT history_parents_lock`;
 export const LOCK_TRY_RELEASE = `RELEASE SAVEPOINT history_parents_lock`;

@@ -10,6 +10,11 @@ import {
 import { HISTORY_SUMMARISER, type HistorySummariser } from './history-summariser';
 import { expiredPartitions, planPartitions, type PartitionRange } from './partition-plan';
 
+/** Where a partition's drop got to, for the warning when it does not finish. */
+interface DropProgress {
+  step: 'vacuum' | 'summary' | 'parents' | 'drop';
+}
+
 /** A run became live in a partition being dropped: the round gives up on it until the next. */
 class PartitionChangedError extends Error {
   constructor(partition: string) {
@@ -100,12 +105,13 @@ export class HistoryService {
     const waiting: PartitionRange[] = [];
     for (const partition of expired.slice(0, DROPS_PER_ROUND)) {
       let live: number;
+      const progress: DropProgress = { step: 'vacuum' };
       try {
-        live = await this.dropIfSettled(partition);
+        live = await this.dropIfSettled(partition, progress);
       } catch (error) {
         // A lock not granted within its bound, or a run that became live: the next round.
         this.logger.warn(
-          { partition: partition.name, err: errorSummary(error) },
+          { partition: partition.name, step: progress.step, err: errorSummary(error) },
           'expired history partition not dropped this round',
         );
         break;
@@ -126,21 +132,26 @@ export class HistoryService {
   /**
    * 0 when dropped; else the live runs that keep it. Vacuum is kept off the partition first
    * (see holdOffVacuum: the drop must not wait for it under the parents' lock). The summary is
-   * written before the parents are locked (it reads the whole range, and no writer should wait for that), the live runs
-   * are checked again under the lock, and the drop commits with the summary.
+   * written before the parents are locked (it reads the whole range, and no writer should wait
+   * for that), the live runs are checked again under the lock, and the drop commits with the
+   * summary.
    */
-  private dropIfSettled(partition: HistoryPartition): Promise<number> {
+  private dropIfSettled(partition: HistoryPartition, progress: DropProgress): Promise<number> {
     return this.partitions.maintenance(async (tx) => {
       await this.partitions.holdOffVacuum(tx, partition);
+      progress.step = 'summary';
       const live = await this.partitions.countLive(tx, partition);
       if (live > 0) return live;
       await this.summariser.summariseRange(tx, partition.from, partition.to);
-      await this.partitions.lockParents(tx);
-      const liveNow = await this.partitions.countLive(tx, partition);
-      // A run written into the range meanwhile: the summary rolls back with the drop.
-      if (liveNow > 0) throw new PartitionChangedError(partition.name);
-      await this.partitions.drop(tx, partition);
-      return 0;
+      progress.step = 'parents';
+      return this.partitions.underParentsLock(tx, async () => {
+        const liveNow = await this.partitions.countLive(tx, partition);
+        // A run written into the range meanwhile: the summary rolls back with the drop.
+        if (liveNow > 0) throw new PartitionChangedError(partition.name);
+        progress.step = 'drop';
+        await this.partitions.drop(tx, partition);
+        return 0;
+      });
     });
   }
 

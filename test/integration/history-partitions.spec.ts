@@ -251,6 +251,41 @@ describe('history partitions', () => {
     expect(await tableExists(name)).toBe(false);
   });
 
+  it('drops a partition while a schedule write holds schedules longer than one bounded lock wait', async () => {
+    const scheduleId = await w.createSchedule(await w.createTarget());
+    const lowest = (await partitions.list())[0].from.getTime();
+    const expired = {
+      from: new Date(lowest - 9 * 24 * HOUR),
+      to: new Date(lowest - 9 * 24 * HOUR + HOUR),
+    };
+    await partitions.maintenance((tx) => partitions.create(tx, expired));
+    const endedRun = await w.insertRun(scheduleId, new Date(expired.from.getTime() + 60_000));
+    await w.db.query(
+      `UPDATE occurrences SET state = 'SUCCEEDED', finished_at = now() WHERE id = $1`,
+      [endedRun],
+    );
+    // Detaching a runs partition turns its foreign keys to schedules and tenants into triggers
+    // on those tables, so it needs them too: a transaction writing a schedule (a poller batch
+    // advancing its schedules while it waits for its instant, a create) holds it off, here for
+    // 700 ms.
+    const writer = w.db.createQueryRunner();
+    await writer.connect();
+    await writer.startTransaction();
+    await writer.query(`UPDATE schedules SET updated_at = updated_at WHERE id = $1`, [scheduleId]);
+    const writerEnds = new Promise<void>((done) =>
+      setTimeout(() => {
+        void writer
+          .commitTransaction()
+          .then(() => writer.release())
+          .then(done);
+      }, 700),
+    );
+    const { dropped } = await history.dropExpired();
+    await writerEnds;
+    expect(dropped.map((p) => p.from.getTime())).toContain(expired.from.getTime());
+    expect(await tableExists(partitionName('occurrences', expired.from))).toBe(false);
+  });
+
   it('keeps one logical run per instant: the identity key refuses a duplicate in any partition', async () => {
     const scheduleId = await w.createSchedule(await w.createTarget());
     const current = await currentWindow();
