@@ -25,6 +25,7 @@ import { RunSearchAndBulk1796300000002 } from './1796300000002-RunSearchAndBulk'
 import { Backfills1796300000003 } from './1796300000003-Backfills';
 import { AutoPause1796300000004 } from './1796300000004-AutoPause';
 import { HistorySummaries1796610000000 } from './1796610000000-HistorySummaries';
+import { RunsWithoutParentKeys1796620000000 } from './1796620000000-RunsWithoutParentKeys';
 
 /** Every migration, oldest first. Each is reviewed SQL; TypeORM only runs them in order. */
 export const MIGRATIONS = [
@@ -54,6 +55,7 @@ export const MIGRATIONS = [
   TargetFlowControl1796500000000,
   PartitionedHistory1796600000000,
   HistorySummaries1796610000000,
+  RunsWithoutParentKeys1796620000000,
 ];
 
 /** MIGRATIONS with the keyring that the data migrations seal secrets under. */

@@ -154,11 +154,8 @@ export class HistoryPartitionsRepository {
    * LOCK_TRIES tries, each from a savepoint, a short random pause between them. A try gives up
    * when a lock is not granted within BOUNDED_LOCK_WAIT: the parents' (a poller batch holds
    * `occurrences` while it waits for its instant, back to back under a steady load, so one try
-   * often meets one), or one that `work`'s DDL needs while holding them: detaching a runs
-   * partition turns its foreign keys into triggers on `schedules` and `tenants` (SHARE ROW
-   * EXCLUSIVE, then ACCESS EXCLUSIVE for the drop), so it waits for their writers, such as that
-   * same poller batch, which has advanced its schedules. A transaction reading `schedules` for
-   * minutes (a report) thus defers drops until it ends; nothing else waits for them.
+   * often meets one), or one that `work`'s DDL needs while holding them (a DEFAULT partition,
+   * an expired partition someone reads by name).
    * Rolling back to the savepoint releases what the try took, keeping what came before (a
    * summary). Any other error, or the last refusal, is thrown.
    */

@@ -71,15 +71,17 @@ export class OccurrenceEntity {
   @Column({ name: 'tenant_id', type: 'uuid' })
   tenantId: string;
 
-  @ManyToOne(() => TenantEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'tenant_id', foreignKeyConstraintName: 'occurrences_tenant_id_fkey' })
+  // No foreign key (migration RunsWithoutParentKeys): one would make every partition drop wait
+  // for schedule writers; a run is only ever written for a tenant and schedule that exist.
+  @ManyToOne(() => TenantEntity, { createForeignKeyConstraints: false })
+  @JoinColumn({ name: 'tenant_id' })
   tenant?: TenantEntity;
 
   @Column({ name: 'schedule_id', type: 'uuid' })
   scheduleId: string;
 
-  @ManyToOne(() => ScheduleEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'schedule_id', foreignKeyConstraintName: 'occurrences_schedule_id_fkey' })
+  @ManyToOne(() => ScheduleEntity, { createForeignKeyConstraints: false })
+  @JoinColumn({ name: 'schedule_id' })
   schedule?: ScheduleEntity;
 
   @Column({ type: 'integer' })

@@ -63,6 +63,51 @@ describe('history partitions', () => {
       [runId, attemptNo, w.tenant.id, scheduledAt],
     );
 
+  /**
+   * Another session's transaction that runs `statement` and holds what it locked for `ms`;
+   * `ended` resolves once it has committed (`onEnd` is called just before the commit).
+   */
+  const holdLocks = async (
+    statement: string,
+    params: unknown[],
+    ms: number,
+    onEnd: () => void = () => undefined,
+  ): Promise<{ ended: Promise<void> }> => {
+    const holder = w.db.createQueryRunner();
+    await holder.connect();
+    await holder.startTransaction();
+    await holder.query(statement, params);
+    const ended = new Promise<void>((done) =>
+      setTimeout(() => {
+        onEnd();
+        void holder
+          .commitTransaction()
+          .then(() => holder.release())
+          .then(done);
+      }, ms),
+    );
+    return { ended };
+  };
+  /**
+   * An hour-long partition `daysBack` days before the oldest one, holding one ended run. Each
+   * test takes a range of its own: the summariser's ledger summarises a range once.
+   */
+  const expiredWithEndedRun = async (daysBack: number) => {
+    const scheduleId = await w.createSchedule(await w.createTarget());
+    const lowest = (await partitions.list())[0].from.getTime();
+    const expired = {
+      from: new Date(lowest - daysBack * 24 * HOUR),
+      to: new Date(lowest - daysBack * 24 * HOUR + HOUR),
+    };
+    await partitions.maintenance((tx) => partitions.create(tx, expired));
+    const endedRun = await w.insertRun(scheduleId, new Date(expired.from.getTime() + 60_000));
+    await w.db.query(
+      `UPDATE occurrences SET state = 'SUCCEEDED', finished_at = now() WHERE id = $1`,
+      [endedRun],
+    );
+    return { scheduleId, expired, name: partitionName('occurrences', expired.from) };
+  };
+
   it('creates the current window and the partitions ahead, each once under concurrent callers', async () => {
     const current = await currentWindow();
     const list = await partitions.list();
@@ -90,17 +135,10 @@ describe('history partitions', () => {
     });
     // A hot-path transaction (the poller's batch waiting for its instant) holds occurrences for
     // 700 ms: more than one 200 ms lock wait, less than the tries together.
-    const holder = w.db.createQueryRunner();
-    await holder.connect();
-    await holder.startTransaction();
-    await holder.query('LOCK TABLE ONLY occurrences IN ROW EXCLUSIVE MODE');
-    const released = new Promise<void>((done) =>
-      setTimeout(() => {
-        void holder
-          .commitTransaction()
-          .then(() => holder.release())
-          .then(done);
-      }, 700),
+    const { ended: released } = await holdLocks(
+      'LOCK TABLE ONLY occurrences IN ROW EXCLUSIVE MODE',
+      [],
+      700,
     );
     const startedAt = Date.now();
     const { created } = await history.createAhead();
@@ -209,35 +247,15 @@ describe('history partitions', () => {
   });
 
   it('waits for a vacuum of the expired partition without holding up the hot path, then drops it', async () => {
-    const scheduleId = await w.createSchedule(await w.createTarget());
-    const lowest = (await partitions.list())[0].from.getTime();
-    // A week back: a range no other test summarises (the summariser's ledger takes a range once).
-    const expired = {
-      from: new Date(lowest - 7 * 24 * HOUR),
-      to: new Date(lowest - 7 * 24 * HOUR + HOUR),
-    };
-    await partitions.maintenance((tx) => partitions.create(tx, expired));
-    const endedRun = await w.insertRun(scheduleId, new Date(expired.from.getTime() + 60_000));
-    await w.db.query(
-      `UPDATE occurrences SET state = 'SUCCEEDED', finished_at = now() WHERE id = $1`,
-      [endedRun],
-    );
+    const { scheduleId, expired, name } = await expiredWithEndedRun(7);
     // A vacuum at work on the partition (the lock mode vacuum takes), for 800 ms: longer than
     // one bounded lock wait.
-    const name = partitionName('occurrences', expired.from);
-    const vacuum = w.db.createQueryRunner();
-    await vacuum.connect();
-    await vacuum.startTransaction();
-    await vacuum.query(`LOCK TABLE ONLY ${name} IN SHARE UPDATE EXCLUSIVE MODE`);
     const events: string[] = [];
-    const vacuumEnds = new Promise<void>((done) =>
-      setTimeout(() => {
-        events.push('vacuum ended');
-        void vacuum
-          .commitTransaction()
-          .then(() => vacuum.release())
-          .then(done);
-      }, 800),
+    const { ended: vacuumEnds } = await holdLocks(
+      `LOCK TABLE ONLY ${name} IN SHARE UPDATE EXCLUSIVE MODE`,
+      [],
+      800,
+      () => events.push('vacuum ended'),
     );
     const dropping = history.dropExpired();
     // Meanwhile the hot path writes runs: maintenance waiting for the vacuum holds no lock they need.
@@ -251,39 +269,24 @@ describe('history partitions', () => {
     expect(await tableExists(name)).toBe(false);
   });
 
-  it('drops a partition while a schedule write holds schedules longer than one bounded lock wait', async () => {
-    const scheduleId = await w.createSchedule(await w.createTarget());
-    const lowest = (await partitions.list())[0].from.getTime();
-    const expired = {
-      from: new Date(lowest - 9 * 24 * HOUR),
-      to: new Date(lowest - 9 * 24 * HOUR + HOUR),
-    };
-    await partitions.maintenance((tx) => partitions.create(tx, expired));
-    const endedRun = await w.insertRun(scheduleId, new Date(expired.from.getTime() + 60_000));
-    await w.db.query(
-      `UPDATE occurrences SET state = 'SUCCEEDED', finished_at = now() WHERE id = $1`,
-      [endedRun],
-    );
-    // Detaching a runs partition turns its foreign keys to schedules and tenants into triggers
-    // on those tables, so it needs them too: a transaction writing a schedule (a poller batch
-    // advancing its schedules while it waits for its instant, a create) holds it off, here for
-    // 700 ms.
-    const writer = w.db.createQueryRunner();
-    await writer.connect();
-    await writer.startTransaction();
-    await writer.query(`UPDATE schedules SET updated_at = updated_at WHERE id = $1`, [scheduleId]);
-    const writerEnds = new Promise<void>((done) =>
-      setTimeout(() => {
-        void writer
-          .commitTransaction()
-          .then(() => writer.release())
-          .then(done);
-      }, 700),
+  it('drops a partition without waiting for a schedule write in flight', async () => {
+    const { scheduleId, expired, name } = await expiredWithEndedRun(9);
+    // A transaction writing a schedule (a poller batch advancing its schedules while it waits
+    // for its instant, a create, an edit), open for 700 ms. Runs carry no foreign key to
+    // schedules or tenants (migration RunsWithoutParentKeys), so the drop needs neither table.
+    const events: string[] = [];
+    const { ended: writerEnds } = await holdLocks(
+      `UPDATE schedules SET updated_at = updated_at WHERE id = $1`,
+      [scheduleId],
+      700,
+      () => events.push('schedule write committed'),
     );
     const { dropped } = await history.dropExpired();
+    events.push('partition dropped');
     await writerEnds;
+    expect(events).toEqual(['partition dropped', 'schedule write committed']);
     expect(dropped.map((p) => p.from.getTime())).toContain(expired.from.getTime());
-    expect(await tableExists(partitionName('occurrences', expired.from))).toBe(false);
+    expect(await tableExists(name)).toBe(false);
   });
 
   it('keeps one logical run per instant: the identity key refuses a duplicate in any partition', async () => {
