@@ -9,7 +9,10 @@ import {
   TRANSITION_UNDER_FENCE,
 } from '../../src/execution/execution.sql';
 import { HISTORY_SUMMARISER, HistoryService, type HistorySummariser } from '../../src/history';
-import { HistoryPartitionsRepository } from '../../src/history/history-partitions.repository';
+import {
+  HistoryPartitionsRepository,
+  type HistoryPartition,
+} from '../../src/history/history-partitions.repository';
 import { partitionName } from '../../src/history/partition-names';
 import { HistoryMaintenanceLoop } from '../../src/relay';
 import { ExecutionWorld, runEngine, startExecutionWorld } from './execution.fixtures';
@@ -63,6 +66,9 @@ describe('history partitions', () => {
       [runId, attemptNo, w.tenant.id, scheduledAt],
     );
 
+  /** A partition dropped as maintenance drops it (the parents' lock tried until granted). */
+  const dropNow = (tx: Parameters<typeof partitions.drop>[0], partition: HistoryPartition) =>
+    partitions.underParentsLock(tx, () => partitions.drop(tx, partition));
   /**
    * Another session's transaction that runs `statement` and holds what it locked for `ms`;
    * `ended` resolves once it has committed (`onEnd` is called just before the commit).
@@ -116,7 +122,7 @@ describe('history partitions', () => {
     // Drop the two newest (empty) ranges, then race two maintainers (and a third) for them.
     const newest = list.slice(-2);
     await partitions.maintenance(async (tx) => {
-      for (const p of newest.reverse()) await partitions.drop(tx, p);
+      for (const p of newest.reverse()) await dropNow(tx, p);
     });
     const results = await Promise.all([
       history.createAhead(),
@@ -131,7 +137,7 @@ describe('history partitions', () => {
   it('waits out a statement holding the parents longer than one bounded lock wait', async () => {
     const newest = (await partitions.list()).slice(-1);
     await partitions.maintenance(async (tx) => {
-      for (const p of newest) await partitions.drop(tx, p);
+      for (const p of newest) await dropNow(tx, p);
     });
     // A hot-path transaction (the poller's batch waiting for its instant) holds occurrences for
     // 700 ms: more than one 200 ms lock wait, less than the tries together.
@@ -152,7 +158,7 @@ describe('history partitions', () => {
   it('moves runs and attempts the DEFAULT partition holds into the partition created for them', async () => {
     const scheduleId = await w.createSchedule(await w.createTarget());
     const newest = (await partitions.list()).at(-1)!;
-    await partitions.maintenance((tx) => partitions.drop(tx, newest));
+    await partitions.maintenance((tx) => dropNow(tx, newest));
     // One run inside the range that is gone (a far-future run), one before every partition (a
     // backfill of an old instant): both land in DEFAULT.
     const future = new Date(newest.from.getTime() + 10 * 60_000);
@@ -426,7 +432,7 @@ describe('history partitions', () => {
   /** A new partition appears while a run is in flight: the newest is dropped and made again. */
   const recreateNewestPartition = async (): Promise<void> => {
     const newest = (await partitions.list()).at(-1)!;
-    await partitions.maintenance((tx) => partitions.drop(tx, newest));
+    await partitions.maintenance((tx) => dropNow(tx, newest));
     const { created } = await history.createAhead();
     expect(created.map((c) => c.from.getTime())).toContain(newest.from.getTime());
   };
