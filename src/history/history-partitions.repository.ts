@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { SqlRunner, type Tx } from '../database';
+import { failedWith, SQL_STATE, SqlRunner, type Tx } from '../database';
 import {
   addRangeCheck,
   attachPartition,
@@ -32,13 +32,6 @@ import type { PartitionRange } from './partition-plan';
 const LOCK_TRIES = 8;
 /** The mean pause between two of them. */
 const LOCK_RETRY_PAUSE_MS = 150;
-/** Postgres's lock_not_available: a lock_timeout ran out. */
-const LOCK_NOT_AVAILABLE = '55P03';
-
-const isLockNotAvailable = (error: unknown): boolean =>
-  (error as { code?: unknown } | null)?.code === LOCK_NOT_AVAILABLE ||
-  (error as { driverError?: { code?: unknown } } | null)?.driverError?.code === LOCK_NOT_AVAILABLE;
-
 const pause = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
 
 /** A range partition of the runs (its attempts' partition has the same range). */
@@ -169,7 +162,7 @@ export class HistoryPartitionsRepository {
         return result;
       } catch (error) {
         await this.sql.rows(LOCK_TRY_ROLLBACK, [], tx);
-        if (!isLockNotAvailable(error) || tryNumber >= LOCK_TRIES) throw error;
+        if (!failedWith(error, SQL_STATE.lockNotAvailable) || tryNumber >= LOCK_TRIES) throw error;
       }
       await pause(LOCK_RETRY_PAUSE_MS * (0.5 + Math.random()));
     }

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { QueryFailedError } from 'typeorm';
-import { SqlRunner, type Tx } from '../database';
+import { SQL_STATE, SqlRunner, sqlFailureOf, type Tx } from '../database';
 import { TargetEntity } from './target.entity';
 import type { Target, TargetKind, TargetMethod, TargetStatus } from './target';
 import type { TargetAuthView } from './target-auth';
@@ -286,9 +285,8 @@ export class TargetsRepository {
 }
 
 function isUniqueViolation(error: unknown, constraint: string): boolean {
-  if (!(error instanceof QueryFailedError)) return false;
-  const driverError = error.driverError as { code?: string; constraint?: string };
-  return driverError.code === '23505' && driverError.constraint === constraint;
+  const failure = sqlFailureOf(error);
+  return failure?.code === SQL_STATE.uniqueViolation && failure.constraint === constraint;
 }
 
 function toTarget(row: TargetRow): Target {
