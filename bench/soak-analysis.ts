@@ -163,7 +163,7 @@ export function intervalLags(
 ): Array<LagStats | null> {
   const buckets: number[][] = Array.from({ length: intervals }, () => []);
   for (const d of delivered) {
-    const i = Math.floor((d.at - from) / lengthMs);
+    const i = intervalOf(d, from, lengthMs);
     if (i >= 0 && i < intervals) buckets[i].push(d.receivedAt - d.at);
   }
   return buckets.map((b) => lagStats(b));
@@ -183,11 +183,15 @@ export function spanLag(
 ): LagStats | null {
   const lags: number[] = [];
   for (const d of delivered) {
-    const i = Math.floor((d.at - from) / lengthMs);
+    const i = intervalOf(d, from, lengthMs);
     if (i >= first && i < end) lags.push(d.receivedAt - d.at);
   }
   return lagStats(lags);
 }
+
+/** The interval a run belongs to: by its nominal instant, not by when it was received. */
+const intervalOf = (d: Delivered, from: number, lengthMs: number): number =>
+  Math.floor((d.at - from) / lengthMs);
 
 /**
  * The spans the soak compares, as [first, end) interval indexes: the steady phase's first and

@@ -272,7 +272,6 @@ async function judge(ctx: BenchContext, world: World, j: Judged): Promise<Scenar
   }
   const total = j.phases.steady + j.phases.held + j.phases.recovery;
   const lags = intervalLags(delivered, j.windowStart, j.interval, total);
-  const p99 = (i: number) => lags[i]?.p99 ?? Infinity;
   const spans = soakSpans(j.phases);
   const spanP99 = ([first, end]: [number, number]) =>
     spanLag(delivered, j.windowStart, j.interval, first, end)?.p99 ?? Infinity;
@@ -289,7 +288,7 @@ async function judge(ctx: BenchContext, world: World, j: Judged): Promise<Scenar
   });
   const sizeAt = (s: SoakSample | undefined) => (s ? totalBytes(s.relations) : 0);
   const holdEffect = {
-    p99BeforeMs: p99(j.phases.steady - 1),
+    p99BeforeMs: spanP99(spans.steadyLast),
     p99WorstWhileHeldMs: Math.max(...heldLags.map((l) => l?.p99 ?? 0)),
     deadBefore: steadySamples[steadySamples.length - 1]?.relations.deadTuples ?? 0,
     deadPeakWhileHeld: Math.max(0, ...held.map((s) => s.relations.deadTuples)),
@@ -300,7 +299,7 @@ async function judge(ctx: BenchContext, world: World, j: Judged): Promise<Scenar
   const last = j.samples[j.samples.length - 1];
   const notes = [
     `${last?.relations.partitionsDropped ?? 0} partition(s) dropped during the run`,
-    `held transaction: p99 ${fmt(holdEffect.p99BeforeMs)} before, worst ${fmt(holdEffect.p99WorstWhileHeldMs)} while held; ` +
+    `held transaction: p99 ${fmt(holdEffect.p99BeforeMs)} before (steady last third), worst ${fmt(holdEffect.p99WorstWhileHeldMs)} while held; ` +
       `dead tuples ${holdEffect.deadBefore} before, peak ${holdEffect.deadPeakWhileHeld} while held; ` +
       `relations +${mb(holdEffect.bytesGrowthWhileHeld)} MB while held`,
   ];
