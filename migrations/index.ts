@@ -26,6 +26,7 @@ import { Backfills1796300000003 } from './1796300000003-Backfills';
 import { AutoPause1796300000004 } from './1796300000004-AutoPause';
 import { HistorySummaries1796610000000 } from './1796610000000-HistorySummaries';
 import { RunsWithoutParentKeys1796620000000 } from './1796620000000-RunsWithoutParentKeys';
+import { StatsProofRunIndexes1796630000000 } from './1796630000000-StatsProofRunIndexes';
 
 /** Every migration, oldest first. Each is reviewed SQL; TypeORM only runs them in order. */
 export const MIGRATIONS = [
@@ -56,6 +57,7 @@ export const MIGRATIONS = [
   PartitionedHistory1796600000000,
   HistorySummaries1796610000000,
   RunsWithoutParentKeys1796620000000,
+  StatsProofRunIndexes1796630000000,
 ];
 
 /** MIGRATIONS with the keyring that the data migrations seal secrets under. */

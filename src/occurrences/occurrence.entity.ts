@@ -43,15 +43,17 @@ import { TenantEntity } from '../tenants/tenant.entity';
 @Index('occurrences_running_by_tenant_idx', ['tenantId'], { where: `state = 'RUNNING'` })
 @Index('occurrences_lease_idx', ['leaseUntil'], { where: `state = 'RUNNING'` })
 @Index('occurrences_retry_idx', ['nextAttemptAt'], { where: `state = 'RETRY_WAIT'` })
-@Index('occurrences_queued_idx', ['createdAt'], { where: `state = 'QUEUED'` })
+@Index('occurrences_queued_idx', ['createdAt'], {
+  where: `state = 'QUEUED' AND admitted_at IS NOT NULL`,
+})
 @Index('occurrences_waiting_admission_idx', ['tenantId', 'priority', 'scheduledAt', 'id'], {
   where: `state = 'QUEUED' AND admitted_at IS NULL AND reason IN ('throttled_concurrency', 'throttled_rate', 'throttled_fleet')`,
 })
 @Index('occurrences_waiting_deadline_idx', ['startDeadline'], {
   where: `state = 'QUEUED' AND admitted_at IS NULL AND start_deadline IS NOT NULL`,
 })
-@Index('occurrences_admitted_by_tenant_idx', ['tenantId'], {
-  where: `state = 'QUEUED' AND admitted_at IS NOT NULL`,
+@Index('occurrences_holding_by_tenant_idx', ['tenantId'], {
+  where: `state = 'RUNNING' OR (state = 'QUEUED' AND admitted_at IS NOT NULL)`,
 })
 @Index('occurrences_holding_by_target_idx', ['targetId'], {
   where: `state = 'RUNNING' OR (state = 'QUEUED' AND admitted_at IS NOT NULL)`,

@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import {
+  ADMIT_WAITING,
+  FLEET_BACKLOG,
+  SKIP_PAST_START_DEADLINE,
+  TENANT_BUDGETS,
+  WAITING_DEMANDS,
+} from '../../src/admission/admission.sql';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+
+/** What one plan node of EXPLAIN (FORMAT JSON) says, as far as these tests read it. */
+interface PlanNode {
+  'Relation Name'?: string;
+  'Actual Rows'?: number;
+  'Actual Loops'?: number;
+  'Rows Removed by Filter'?: number;
+  'Rows Removed by Index Recheck'?: number;
+  Plans?: PlanNode[];
+}
+
+/** Rows that scans of the runs' partitions produced or filtered out, over the whole plan. */
+function runRowsRead(node: PlanNode): number {
+  const own = node['Relation Name']?.startsWith('occurrences')
+    ? ((node['Actual Rows'] ?? 0) +
+        (node['Rows Removed by Filter'] ?? 0) +
+        (node['Rows Removed by Index Recheck'] ?? 0)) *
+      (node['Actual Loops'] ?? 1)
+    : 0;
+  return own + (node.Plans ?? []).reduce((sum, child) => sum + runRowsRead(child), 0);
+}
+
+/**
+ * The engine's statements are prepared once per connection, and Postgres keeps a generic plan
+ * for each. One made while the runs' partitions were empty (a new database, a new partition not
+ * analysed yet) must still read only what the statement is about once a flood has arrived: a
+ * tenant's permits, the fleet's backlog and the deadline skip never read the runs waiting in the
+ * ledger. Before the migration StatsProofRunIndexes such a plan counted a tenant's permits
+ * through all of its runs, and the backlog through every QUEUED run.
+ */
+describe('run index plans made while the history was empty', () => {
+  let db: TestDatabase;
+  let client: Client;
+  let tenantId: string;
+  const WAITING = 3000;
+  const HOLDING = 10;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    client = new Client({ connectionString: db.url });
+    await client.connect();
+    // A generic plan, made now, while the partitions are empty and have never been analysed.
+    await client.query(`SET plan_cache_mode = force_generic_plan`);
+    tenantId = randomUUID();
+    await client.query(
+      `INSERT INTO tenants (id, name, max_active_schedules, dispatch_rate_per_second,
+                            max_concurrent_runs)
+       VALUES ($1, 'flooding', 100000, 200, 50)`,
+      [tenantId],
+    );
+    await client.query({ name: 'budgets', text: TENANT_BUDGETS, values: [[tenantId]] });
+    await client.query({ name: 'demands', text: WAITING_DEMANDS, values: [[tenantId], 500] });
+    await client.query({ name: 'backlog', text: FLEET_BACKLOG, values: [] });
+    await client.query('BEGIN');
+    await client.query({ name: 'deadline', text: SKIP_PAST_START_DEADLINE, values: [500] });
+    await client.query({ name: 'admit', text: ADMIT_WAITING, values: [tenantId, 500, 500] });
+    await client.query('ROLLBACK');
+    // Then the flood: thousands of runs waiting for the tenant's budget, a few holding permits.
+    await client.query(
+      `INSERT INTO occurrences (tenant_id, schedule_id, revision, scheduled_at, scheduled_local,
+                                state, reason, max_attempts, retry_deadline, fires_at, admitted_at,
+                                start_deadline)
+       SELECT $1, gen_random_uuid(), 1, now(), '2026-12-01T00:00:00', 'QUEUED',
+              CASE WHEN i <= $2::int THEN NULL ELSE 'throttled_rate' END, 3, now() + interval '1 day', now(),
+              CASE WHEN i <= $2::int THEN now() END, now() + interval '1 hour'
+         FROM generate_series(1, $2::int + $3::int) AS i`,
+      [tenantId, HOLDING, WAITING],
+    );
+  });
+
+  afterAll(async () => {
+    await client?.end();
+    await db?.drop();
+  });
+
+  const explain = async (statement: string, values: string): Promise<PlanNode> => {
+    const { rows } = await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
+      `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE ${statement}${values}`,
+    );
+    return rows[0]['QUERY PLAN'][0].Plan;
+  };
+
+  it('counts a tenant permits from the runs holding them alone', async () => {
+    const budgets = await explain('budgets', `('{${tenantId}}')`);
+    expect(runRowsRead(budgets)).toBeLessThan(4 * HOLDING);
+    const demands = await explain('demands', `('{${tenantId}}', 500)`);
+    // The demand reads up to 500 waiting runs by design (its LIMIT), the permits only theirs.
+    expect(runRowsRead(demands)).toBeLessThan(500 + 4 * HOLDING);
+  });
+
+  it('admits from the waiting list reading about what it admits', async () => {
+    await client.query('BEGIN');
+    try {
+      const admit = await explain('admit', `('${tenantId}', 500, 500)`);
+      // 40 free permits: the 40 first waiting runs are read and admitted, and the permits
+      // counted from the 10 holding runs; the flood behind them is not read.
+      expect(runRowsRead(admit)).toBeLessThan(300);
+    } finally {
+      await client.query('ROLLBACK');
+    }
+  });
+
+  it('counts the fleet backlog from admitted runs alone', async () => {
+    const backlog = await explain('backlog', '');
+    expect(runRowsRead(backlog)).toBeLessThan(4 * HOLDING);
+  });
+
+  it('finds runs past their start deadline without reading the waiting ones', async () => {
+    await client.query('BEGIN');
+    try {
+      const skip = await explain('deadline', '(500)');
+      expect(runRowsRead(skip)).toBeLessThan(4 * HOLDING);
+    } finally {
+      await client.query('ROLLBACK');
+    }
+  });
+});
