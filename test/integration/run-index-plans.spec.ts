@@ -2,11 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import {
   ADMIT_WAITING,
+  CLAIM_RUNS,
   FLEET_BACKLOG,
   SKIP_PAST_START_DEADLINE,
   TENANT_BUDGETS,
   WAITING_DEMANDS,
 } from '../../src/admission/admission.sql';
+import { instantBounds } from '../../src/database';
+import { CONCURRENT_POLICIES } from '../../src/overlap';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
 /** What one plan node of EXPLAIN (FORMAT JSON) says, as far as these tests read it. */
@@ -42,6 +45,8 @@ describe('run index plans made while the history was empty', () => {
   let db: TestDatabase;
   let client: Client;
   let tenantId: string;
+  let holdingIds: string[];
+  let dueAt: Date;
   const WAITING = 3000;
   const HOLDING = 10;
 
@@ -64,18 +69,46 @@ describe('run index plans made while the history was empty', () => {
     await client.query('BEGIN');
     await client.query({ name: 'deadline', text: SKIP_PAST_START_DEADLINE, values: [500] });
     await client.query({ name: 'admit', text: ADMIT_WAITING, values: [tenantId, 500, 500] });
+    dueAt = new Date(Date.now() - 1000);
+    await client.query({
+      name: 'claim',
+      text: CLAIM_RUNS,
+      values: [[], [], 'worker', 60_000, CONCURRENT_POLICIES, true, ...instantBounds([dueAt])],
+    });
     await client.query('ROLLBACK');
-    // Then the flood: thousands of runs waiting for the tenant's budget, a few holding permits.
-    await client.query(
-      `INSERT INTO occurrences (tenant_id, schedule_id, revision, scheduled_at, scheduled_local,
-                                state, reason, max_attempts, retry_deadline, fires_at, admitted_at,
-                                start_deadline)
-       SELECT $1, gen_random_uuid(), 1, now(), '2026-12-01T00:00:00', 'QUEUED',
-              CASE WHEN i <= $2::int THEN NULL ELSE 'throttled_rate' END, 3, now() + interval '1 day', now(),
-              CASE WHEN i <= $2::int THEN now() END, now() + interval '1 hour'
-         FROM generate_series(1, $2::int + $3::int) AS i`,
-      [tenantId, HOLDING, WAITING],
+    // Then the flood: thousands of runs waiting for the tenant's budget, a few admitted (holding
+    // permits, their jobs on the way to a worker), each of a one-time schedule of its own.
+    const target = await client.query<{ id: string }>(
+      `INSERT INTO targets (tenant_id, name, url) VALUES ($1, 'sink', 'http://127.0.0.1:9/')
+       RETURNING id`,
+      [tenantId],
     );
+    await client.query(
+      `INSERT INTO schedules (tenant_id, name, target_id, status, kind, run_at, missed_run_policy,
+                              max_catch_up, overlap_policy, retry_max_attempts,
+                              retry_initial_delay_ms, retry_max_delay_ms, retry_deadline_seconds)
+       SELECT $1, 'flood-' || i, $2, 'active', 'once', $3, 'run_once', 1, 'allow', 3, 1000, 1000,
+              3600
+         FROM generate_series(1, $4::int) AS i`,
+      [tenantId, target.rows[0].id, dueAt, HOLDING + WAITING],
+    );
+    await client.query(
+      `INSERT INTO occurrences (tenant_id, schedule_id, target_id, revision, scheduled_at,
+                                scheduled_local, state, reason, max_attempts, retry_deadline,
+                                fires_at, admitted_at, start_deadline)
+       SELECT $1, s.id, s.target_id, 1, $3, '2026-12-01T00:00:00', 'QUEUED',
+              CASE WHEN s.n <= $2::int THEN NULL ELSE 'throttled_rate' END, 3,
+              now() + interval '1 day', $3, CASE WHEN s.n <= $2::int THEN now() END,
+              now() + interval '1 hour'
+         FROM (SELECT id, target_id, row_number() OVER (ORDER BY name) AS n
+                 FROM schedules WHERE tenant_id = $1) s`,
+      [tenantId, HOLDING, dueAt],
+    );
+    const holding = await client.query<{ id: string }>(
+      `SELECT id FROM occurrences WHERE tenant_id = $1 AND admitted_at IS NOT NULL`,
+      [tenantId],
+    );
+    holdingIds = holding.rows.map((row) => row.id);
   });
 
   afterAll(async () => {
@@ -105,6 +138,26 @@ describe('run index plans made while the history was empty', () => {
       // 40 free permits: the 40 first waiting runs are read and admitted, and the permits
       // counted from the 10 holding runs; the flood behind them is not read.
       expect(runRowsRead(admit)).toBeLessThan(300);
+    } finally {
+      await client.query('ROLLBACK');
+    }
+  });
+
+  it('claims a batch by its runs alone, not by the partition', async () => {
+    await client.query('BEGIN');
+    try {
+      const [from, until] = instantBounds([dueAt]);
+      const ids = `'{${holdingIds.join(',')}}'`;
+      const tenants = `'{${holdingIds.map(() => tenantId).join(',')}}'`;
+      const bound = (b: Date | string) => `'${b instanceof Date ? b.toISOString() : b}'`;
+      const claim = await explain(
+        'claim',
+        `(${ids}, ${tenants}, 'worker', 60000, '{${CONCURRENT_POLICIES.join(',')}}', true, ` +
+          `${bound(from)}, ${bound(until)})`,
+      );
+      expect(claim['Actual Rows']).toBe(HOLDING);
+      // Each run read once to judge it and once to update it (and the batch's overlap checks).
+      expect(runRowsRead(claim)).toBeLessThan(6 * HOLDING);
     } finally {
       await client.query('ROLLBACK');
     }
