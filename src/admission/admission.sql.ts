@@ -180,13 +180,20 @@ export const LOCK_TENANT_PERMITS = `
 /**
  * A batched claim's schedule locks: for the runs whose schedule does not allow concurrent runs
  * ($2), one lock per schedule in schedule-id order, the lock a single claim and a completion
- * take. Two batches then never both start a run of one such schedule. $1 run ids.
+ * take. Two batches then never both start a run of one such schedule. Each run, and then its
+ * schedule, is a primary-key probe whatever the statistics of a cached plan (see CLAIM_RUNS: a
+ * plan made on empty tables hash-joined a seq scan of each: 20 ms and 988 buffers per batch of
+ * 200 in the 10,000-run burst, to lock nothing). $1 run ids.
  */
 export const LOCK_SCHEDULES_OF_CLAIMS = `
   SELECT pg_advisory_xact_lock(hashtextextended('dueline.schedule-runs:' || schedule_id::text, 0))
     FROM (SELECT DISTINCT o.schedule_id
-            FROM occurrences o JOIN schedules s ON s.id = o.schedule_id
-           WHERE o.id = ANY($1::uuid[]) AND NOT (s.overlap_policy = ANY($2::text[]))
+            FROM unnest($1::uuid[]) AS b(run_id)
+           CROSS JOIN LATERAL (SELECT r.schedule_id FROM occurrences r
+                                WHERE r.id = b.run_id OFFSET 0) o
+           CROSS JOIN LATERAL (SELECT sc.overlap_policy FROM schedules sc
+                                WHERE sc.id = o.schedule_id OFFSET 0) s
+           WHERE NOT (s.overlap_policy = ANY($2::text[]))
            ORDER BY o.schedule_id) runs_schedules`;
 
 /** The tokens tenant `tenant` (a SQL expression of this module's statements) has now. */
@@ -541,11 +548,12 @@ const IN_PARTITIONS_OF = (o: string, from: string, until: string) =>
  * The statement's access paths do not depend on the statistics a cached generic plan was made
  * with (one made while the history was empty joined every active run of the partition to the
  * batch, and the UPDATE scanned the partition once per claimed run: 137 ms and 10,062 buffers
- * per batch of 200 in the 10,000-run burst): each run is looked up by its id alone, in a
- * subquery the outer conditions are not pushed into (OFFSET 0), so no index but the primary key
- * matches it (the state conditions would let the partial indexes of active or waiting runs be
- * scanned whole), and updated by the row address (ctid, and tableoid for the partition) the same
- * statement read it at, a TID probe each.
+ * per batch of 200 in the 10,000-run burst): each run, and its schedule, is looked up by id
+ * alone, in a subquery the outer conditions are not pushed into (OFFSET 0), so no index but the
+ * primary key matches it (the state conditions would let the partial indexes of active or
+ * waiting runs be scanned whole, and a join could hash a scan of all schedules), and the run is
+ * updated by the row address (ctid, and tableoid for the partition) the same statement read it
+ * at, a TID probe each, returning what the read took of its schedule.
  * The runs' scheduled_at range ($7..$8, from their queue jobs) confines the statement to their
  * history partitions (IN_PARTITIONS_OF); unbounded for a batch with a run whose job predates them.
  * $1 run ids, $2 their tenant ids, $3 worker id, $4 lease ms, $5 concurrent overlap policies,
@@ -557,7 +565,8 @@ export const CLAIM_RUNS = `
   ), claimable AS (
     SELECT o.id, o.row_version AS version, o.row_ctid, o.row_table, o.tenant_id, o.target_id,
            o.scheduled_at, (o.state = 'QUEUED' AND o.admitted_at IS NOT NULL) AS admitted,
-           s.overlap_policy = ANY($5::text[]) AS concurrent,
+           s.overlap_policy = ANY($5::text[]) AS concurrent, s.target_id AS schedule_target_id,
+           s.payload,
            row_number() OVER (PARTITION BY o.schedule_id ORDER BY o.scheduled_at, o.id) AS nth
       FROM batch b
      CROSS JOIN LATERAL (
@@ -565,7 +574,7 @@ export const CLAIM_RUNS = `
          FROM occurrences r
         WHERE r.id = b.run_id AND ${IN_PARTITIONS_OF('r', '$7', '$8')}
        OFFSET 0) o
-      JOIN schedules s ON s.id = o.schedule_id
+     CROSS JOIN LATERAL (SELECT sc.* FROM schedules sc WHERE sc.id = o.schedule_id OFFSET 0) s
      WHERE o.tenant_id = b.tenant_id
        AND ${RUN_CLAIMABLE}
        AND NOT EXISTS (SELECT 1 FROM targets tg
@@ -589,16 +598,19 @@ export const CLAIM_RUNS = `
      WHERE tg.id IN (SELECT target_id FROM one_per_schedule WHERE NOT admitted)
   ), unadmitted AS (
     SELECT c.id, c.version, c.row_ctid, c.row_table, c.tenant_id, c.target_id, c.scheduled_at,
+           c.schedule_target_id, c.payload,
            row_number() OVER (PARTITION BY c.tenant_id ORDER BY c.scheduled_at, c.id) AS nth,
            row_number() OVER (PARTITION BY c.target_id ORDER BY c.scheduled_at, c.id)
              AS nth_of_target
       FROM one_per_schedule c
      WHERE NOT c.admitted
   ), chosen AS (
-    SELECT c.id, c.version, c.row_ctid, c.row_table, c.scheduled_at, c.admitted
+    SELECT c.id, c.version, c.row_ctid, c.row_table, c.scheduled_at, c.schedule_target_id,
+           c.payload, c.admitted
       FROM one_per_schedule c WHERE c.admitted
     UNION ALL
-    SELECT u.id, u.version, u.row_ctid, u.row_table, u.scheduled_at, false
+    SELECT u.id, u.version, u.row_ctid, u.row_table, u.scheduled_at, u.schedule_target_id,
+           u.payload, false
       FROM unadmitted u JOIN free f ON f.tenant_id = u.tenant_id
       LEFT JOIN target_free tf ON tf.target_id = u.target_id
      WHERE u.nth <= least(f.permits, f.tokens)
@@ -615,12 +627,12 @@ export const CLAIM_RUNS = `
            reason_detail = NULL,
            next_attempt_at = NULL,
            updated_at = now()
-      FROM chosen c, schedules s
+      FROM chosen c
      WHERE o.ctid = c.row_ctid AND o.tableoid = c.row_table AND o.xmin = c.version
-       AND o.id = c.id AND o.scheduled_at = c.scheduled_at AND s.id = o.schedule_id
+       AND o.id = c.id AND o.scheduled_at = c.scheduled_at
        AND ${IN_PARTITIONS_OF('o', '$7', '$8')}
     RETURNING o.id, o.tenant_id, o.schedule_id, o.fencing_token, o.attempt_count, o.lease_until,
-              o.scheduled_at, s.target_id, s.payload, o.priority, c.admitted,
+              o.scheduled_at, c.schedule_target_id AS target_id, c.payload, o.priority, c.admitted,
               o.target_id AS counted_target_id,
               coalesce(o.idempotency_key, o.id) AS idempotency_key
   ), attempts AS (

@@ -4,6 +4,7 @@ import {
   ADMIT_WAITING,
   CLAIM_RUNS,
   FLEET_BACKLOG,
+  LOCK_SCHEDULES_OF_CLAIMS,
   SKIP_PAST_START_DEADLINE,
   TENANT_BUDGETS,
   WAITING_DEMANDS,
@@ -22,15 +23,15 @@ interface PlanNode {
   Plans?: PlanNode[];
 }
 
-/** Rows that scans of the runs' partitions produced or filtered out, over the whole plan. */
-function runRowsRead(node: PlanNode): number {
-  const own = node['Relation Name']?.startsWith('occurrences')
+/** Rows that scans of `table` (the runs' partitions by default) produced or filtered out. */
+function runRowsRead(node: PlanNode, table = 'occurrences'): number {
+  const own = node['Relation Name']?.startsWith(table)
     ? ((node['Actual Rows'] ?? 0) +
         (node['Rows Removed by Filter'] ?? 0) +
         (node['Rows Removed by Index Recheck'] ?? 0)) *
       (node['Actual Loops'] ?? 1)
     : 0;
-  return own + (node.Plans ?? []).reduce((sum, child) => sum + runRowsRead(child), 0);
+  return own + (node.Plans ?? []).reduce((sum, child) => sum + runRowsRead(child, table), 0);
 }
 
 /**
@@ -70,6 +71,11 @@ describe('run index plans made while the history was empty', () => {
     await client.query({ name: 'deadline', text: SKIP_PAST_START_DEADLINE, values: [500] });
     await client.query({ name: 'admit', text: ADMIT_WAITING, values: [tenantId, 500, 500] });
     dueAt = new Date(Date.now() - 1000);
+    await client.query({
+      name: 'lock_schedules',
+      text: LOCK_SCHEDULES_OF_CLAIMS,
+      values: [[], CONCURRENT_POLICIES],
+    });
     await client.query({
       name: 'claim',
       text: CLAIM_RUNS,
@@ -158,6 +164,13 @@ describe('run index plans made while the history was empty', () => {
       expect(claim['Actual Rows']).toBe(HOLDING);
       // Each run read once to judge it and once to update it (and the batch's overlap checks).
       expect(runRowsRead(claim)).toBeLessThan(6 * HOLDING);
+      expect(runRowsRead(claim, 'schedules')).toBeLessThan(4 * HOLDING);
+      const locks = await explain(
+        'lock_schedules',
+        `(${ids}, '{${CONCURRENT_POLICIES.join(',')}}')`,
+      );
+      expect(runRowsRead(locks)).toBe(HOLDING);
+      expect(runRowsRead(locks, 'schedules')).toBe(HOLDING);
     } finally {
       await client.query('ROLLBACK');
     }
