@@ -258,18 +258,22 @@ export const FLEET_BACKLOG = `
 /**
  * What the waiting tenants ($1) could take this round, for the admitter's fair share: weight,
  * permits held, and how many waiting `normal`/`low` runs they could afford now (at most $2),
- * read without their locks (each tenant's own transaction then decides under its lock).
+ * read without their locks (each tenant's own transaction then decides under its lock). The
+ * waiting list is read only as far as the tenant can afford, not to $2: a flood limited to 50
+ * permits costs 50 index entries a round, not 500.
  */
 export const WAITING_DEMANDS = `
   SELECT t.id AS tenant_id, t.weight, held.n AS holding,
-         greatest(0, least(t.max_concurrent_runs - held.n, floor(${tokensNow('t.id')}),
-                           (SELECT count(*) FROM (SELECT 1 FROM occurrences w
-                                                   WHERE w.tenant_id = t.id
-                                                     AND ${WAITING_FOR_TENANT('w')}
-                                                     AND w.priority > 0
-                                                   LIMIT $2) n)))::int AS wants
+         (SELECT count(*) FROM (SELECT 1 FROM occurrences w
+                                 WHERE w.tenant_id = t.id
+                                   AND ${WAITING_FOR_TENANT('w')}
+                                   AND w.priority > 0
+                                 LIMIT afford.n) n)::int AS wants
     FROM tenants t
    CROSS JOIN LATERAL (SELECT ${heldPermits('t.id')}::int AS n) held
+   CROSS JOIN LATERAL (
+     SELECT greatest(0, least($2, t.max_concurrent_runs - held.n,
+                              floor(${tokensNow('t.id')})))::int AS n) afford
    WHERE t.id = ANY($1::uuid[])`;
 
 /**
