@@ -247,9 +247,9 @@ export const SPEND_TARGET_TOKENS_OF_RUNS = `
 
 /**
  * The fleet's backlog: admitted `normal` and `low` runs whose job waits for a worker (all
- * tenants; occurrences_queued_idx holds only admitted runs). Bounded by ADMISSION_FLEET_BACKLOG (plus what admissions deciding at the same
- * moment add), so the count stays cheap. Read without a lock: the bound is a measure of
- * saturation, not an invariant; a tenant's own limits are.
+ * tenants; occurrences_queued_idx holds only admitted runs). Bounded by ADMISSION_FLEET_BACKLOG
+ * (plus what admissions deciding at the same moment add), so the count stays cheap. Read without
+ * a lock: the bound is a measure of saturation, not an invariant; a tenant's own limits are.
  */
 export const FLEET_BACKLOG = `
   SELECT count(*)::int AS backlog FROM occurrences o
