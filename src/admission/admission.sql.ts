@@ -59,6 +59,18 @@ const WAITING_FOR_BUDGET = (o: string) => `${o}.state = 'QUEUED' AND ${o}.admitt
  */
 const anyRow = (fromWhere: string) => `coalesce((SELECT true ${fromWhere} LIMIT 1), false)`;
 
+/**
+ * `columns` of the one row of `table` whose id is `id` (an outer expression), as a LATERAL item
+ * named `alias`: a primary-key probe per outer row whatever the statistics of a cached generic
+ * plan. OFFSET 0 keeps the outer conditions out of the subquery, so no other index matches it
+ * (state conditions would let a partial index of active or waiting runs be scanned whole, and a
+ * plain join could hash a scan of the whole table). `also`: more conditions on the row (its
+ * partition bounds).
+ */
+const rowById = (table: string, alias: string, id: string, columns: string, also = '') =>
+  `CROSS JOIN LATERAL (SELECT ${columns} FROM ${table} x WHERE x.id = ${id}${also ? ` AND ${also}` : ''}
+                      OFFSET 0) ${alias}`;
+
 /** Large enough to mean "no limit" beside any count of runs. */
 const UNLIMITED = 2147483647;
 
@@ -189,10 +201,8 @@ export const LOCK_SCHEDULES_OF_CLAIMS = `
   SELECT pg_advisory_xact_lock(hashtextextended('dueline.schedule-runs:' || schedule_id::text, 0))
     FROM (SELECT DISTINCT o.schedule_id
             FROM unnest($1::uuid[]) AS b(run_id)
-           CROSS JOIN LATERAL (SELECT r.schedule_id FROM occurrences r
-                                WHERE r.id = b.run_id OFFSET 0) o
-           CROSS JOIN LATERAL (SELECT sc.overlap_policy FROM schedules sc
-                                WHERE sc.id = o.schedule_id OFFSET 0) s
+           ${rowById('occurrences', 'o', 'b.run_id', 'x.schedule_id')}
+           ${rowById('schedules', 's', 'o.schedule_id', 'x.overlap_policy')}
            WHERE NOT (s.overlap_policy = ANY($2::text[]))
            ORDER BY o.schedule_id) runs_schedules`;
 
@@ -543,21 +553,15 @@ const IN_PARTITIONS_OF = (o: string, from: string, until: string) =>
  * unadmitted runs), in its own statement (its snapshot then sees every claim that committed
  * before the locks were granted).
  *
- * The UPDATE takes a run only in the row version the CTE judged (`xmin`): a concurrent change
- * (a cancel) makes a new version, and the re-check after waiting for it fails, so the run is
- * left for the one-run claim. Re-checking the state conditions instead would do the same, but
- * they match the partial indexes on waiting runs, and with statistics that lag a burst the
- * planner scanned every QUEUED run and joined it to the batch (20 ms for 50 runs) rather than
- * looking the batch up by primary key.
- * The statement's access paths do not depend on the statistics a cached generic plan was made
- * with (one made while the history was empty joined every active run of the partition to the
- * batch, and the UPDATE scanned the partition once per claimed run: 137 ms and 10,062 buffers
- * per batch of 200 in the 10,000-run burst): each run, and its schedule, is looked up by id
- * alone, in a subquery the outer conditions are not pushed into (OFFSET 0), so no index but the
- * primary key matches it (the state conditions would let the partial indexes of active or
- * waiting runs be scanned whole, and a join could hash a scan of all schedules), and the run is
- * updated by the row address (ctid, and tableoid for the partition) the same statement read it
- * at, a TID probe each, returning what the read took of its schedule.
+ * Each run, and its schedule, is read by a primary-key probe (rowById) and the run is updated
+ * at the row address that read found (ctid, tableoid for the partition: a TID probe), so no
+ * access path depends on the statistics a cached generic plan was made with (one made while the
+ * history was empty joined every active run of the partition to the batch and scanned the
+ * partition once per claimed run in the UPDATE: 137 ms and 10,062 buffers per batch of 200 in
+ * the 10,000-run burst). The UPDATE takes a run only in the row version the CTE judged (`xmin`):
+ * a concurrent change (a cancel) makes a new version at a new address, the re-check after
+ * waiting for it fails, and the run is left for the one-run claim. It returns what the read took
+ * of the run's schedule.
  * The runs' scheduled_at range ($7..$8, from their queue jobs) confines the statement to their
  * history partitions (IN_PARTITIONS_OF); unbounded for a batch with a run whose job predates them.
  * $1 run ids, $2 their tenant ids, $3 worker id, $4 lease ms, $5 concurrent overlap policies,
@@ -573,12 +577,14 @@ export const CLAIM_RUNS = `
            s.payload,
            row_number() OVER (PARTITION BY o.schedule_id ORDER BY o.scheduled_at, o.id) AS nth
       FROM batch b
-     CROSS JOIN LATERAL (
-       SELECT r.*, r.xmin AS row_version, r.ctid AS row_ctid, r.tableoid AS row_table
-         FROM occurrences r
-        WHERE r.id = b.run_id AND ${IN_PARTITIONS_OF('r', '$7', '$8')}
-       OFFSET 0) o
-     CROSS JOIN LATERAL (SELECT sc.* FROM schedules sc WHERE sc.id = o.schedule_id OFFSET 0) s
+     ${rowById(
+       'occurrences',
+       'o',
+       'b.run_id',
+       'x.*, x.xmin AS row_version, x.ctid AS row_ctid, x.tableoid AS row_table',
+       IN_PARTITIONS_OF('x', '$7', '$8'),
+     )}
+     ${rowById('schedules', 's', 'o.schedule_id', 'x.*')}
      WHERE o.tenant_id = b.tenant_id
        AND ${RUN_CLAIMABLE}
        AND NOT EXISTS (SELECT 1 FROM targets tg
@@ -633,7 +639,6 @@ export const CLAIM_RUNS = `
            updated_at = now()
       FROM chosen c
      WHERE o.ctid = c.row_ctid AND o.tableoid = c.row_table AND o.xmin = c.version
-       AND o.id = c.id AND o.scheduled_at = c.scheduled_at
        AND ${IN_PARTITIONS_OF('o', '$7', '$8')}
     RETURNING o.id, o.tenant_id, o.schedule_id, o.fencing_token, o.attempt_count, o.lease_until,
               o.scheduled_at, c.schedule_target_id AS target_id, c.payload, o.priority, c.admitted,
