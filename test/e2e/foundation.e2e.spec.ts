@@ -1,4 +1,5 @@
 import { RUN_REASON_CODES } from '../../src/run-vocabulary';
+import { apiKeyParts } from '../support/api-keys';
 import { TEST_ADMIN_TOKEN, startTestApp, TestApp } from '../support/test-app';
 
 describe('foundation over HTTP', () => {
@@ -33,7 +34,7 @@ describe('foundation over HTTP', () => {
 
     it('stores only a hash of the key', async () => {
       const { apiKey } = await t.createTenant('hashed');
-      const secret = apiKey.split('_')[2];
+      const { secret } = apiKeyParts(apiKey);
       const rows = await t.app
         .get(require('typeorm').DataSource)
         .query(

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { apiKeyParts } from '../support/api-keys';
 import { tenantWithTarget } from '../support/scheduling';
 import { startTestApp, TestApp } from '../support/test-app';
 
@@ -11,7 +12,7 @@ describe('schedule revisions are history', () => {
 
   const auth = (req: import('supertest').Test, key = make.tenant.apiKey) =>
     req.set('Authorization', `Bearer ${key}`);
-  const keyIdOf = (apiKey: string) => apiKey.split('_')[1];
+  const keyIdOf = (apiKey: string) => apiKeyParts(apiKey).keyId;
   const patch = (id: string, revision: number, body: object) =>
     auth(t.http.patch(`/schedules/${id}`))
       .set('If-Match', `"${revision}"`)
@@ -55,7 +56,7 @@ describe('schedule revisions are history', () => {
       expect(revision.changedByApiKeyId).toBe(keyId);
       expect(Date.parse(revision.changedAt)).toBeGreaterThan(0);
     }
-    expect(JSON.stringify(res.body)).not.toContain(make.tenant.apiKey.split('_')[2]);
+    expect(JSON.stringify(res.body)).not.toContain(apiKeyParts(make.tenant.apiKey).secret);
     const edited = res.body.items[3];
     expect(edited.changes).toEqual([
       { field: 'cron', from: '0 9 * * *', to: '0 10 * * *' },
