@@ -2,6 +2,7 @@ export { CRON_MACROS, parseCron, type ParsedCron } from './cron-expression';
 export { isLocalDate } from './excluded-dates';
 export { InvalidCronError, InvalidTimezoneError } from './errors';
 export {
+  minimumGapSeconds,
   minimumIntervalSeconds,
   nextOccurrence,
   nextOccurrences,

@@ -88,7 +88,17 @@ export function minimumIntervalSeconds(
   from: Date,
   sampleSize = 1000,
 ): number | null {
-  const sample = nextOccurrences(spec, from, sampleSize);
+  return minimumGapSeconds(spec, nextOccurrences(spec, from, sampleSize));
+}
+
+/**
+ * `minimumIntervalSeconds` over a sample the caller already walked (its consecutive
+ * occurrences from some instant), so one walk can give both the first instant and the gap.
+ */
+export function minimumGapSeconds(
+  spec: RecurrenceSpec,
+  sample: readonly Occurrence[],
+): number | null {
   if (sample.length === 0) return null;
   if (spec.every !== undefined) return spec.every;
   let min = sameDayMinimumGapSeconds(parseCron(spec.cron!)) ?? Infinity;

@@ -76,6 +76,8 @@ export class ScheduleCreator {
    * transaction at a time instead of queueing on it.
    */
   private readonly gatherers = new Map<string, Batcher<Gathered, CreateOutcome>>();
+  /** Recurrences surveyed by earlier creates, still exact until their next instant. */
+  private readonly firingChecks = new FiringChecks();
 
   constructor(
     private readonly schedules: SchedulesRepository,
@@ -155,13 +157,12 @@ export class ScheduleCreator {
     outcomes: CreateOutcome[],
   ): Prepared[] {
     const now = this.clock.now();
-    const firingChecks = new FiringChecks(now);
     const loads = new LoadProjections(now);
     const prepared: Prepared[] = [];
     requests.forEach((request, index) => {
       if (request === null) return;
       try {
-        const definition = buildDefinition(request.input, now, firingChecks);
+        const definition = buildDefinition(request.input, now, this.firingChecks);
         prepared.push({
           index,
           actor: request.actor,
@@ -169,7 +170,7 @@ export class ScheduleCreator {
           requestSha256: canonicalSha256(request.requestBody),
           id: randomUUID(),
           definition,
-          nextDueAt: nextDueAfter(definition, now, firingChecks),
+          nextDueAt: nextDueAfter(definition, now, this.firingChecks),
           load: loads.of(loadSourceOf(definition)),
           traceParent: request.traceParent ?? null,
         });

@@ -7,8 +7,9 @@ import {
   InvalidCronError,
   isLocalDate,
   isValidTimezone,
-  minimumIntervalSeconds,
+  minimumGapSeconds,
   nextOccurrence,
+  nextOccurrences,
   parseCron,
   RecurrenceSpec,
 } from '../recurrence';
@@ -56,37 +57,78 @@ export interface ScheduleInput {
 /** A label key: letters, digits and `._/-`, starting and ending with a letter or digit. */
 const LABEL_KEY = /^[A-Za-z0-9](?:[A-Za-z0-9._/-]*[A-Za-z0-9])?$/;
 
+/** How many of a recurrence's next instants its checks walk (about half a millisecond). */
+const SURVEY_SAMPLE = 200;
+
+/** What walking a recurrence's next instants from `fromMs` found. */
+interface RecurrenceSurvey {
+  fromMs: number;
+  /** Its first instant after `fromMs`; null: it never fires again. */
+  first: Date | null;
+  /** The closest gap between two of its runs (see `minimumIntervalSeconds`). */
+  minimumIntervalSeconds: number | null;
+}
+
 /**
- * What checking cron recurrences at one instant found, by recurrence: the check walks up to 200
- * instants (about half a millisecond) and the schedules of one batch share a few recurrences.
- * Each entry also keeps the recurrence's first instant after `at`: its schedules' first due.
+ * Surveys of recurrences, shared by every create the holder makes: the checks walk up to 200
+ * instants of a recurrence, and creates share a few recurrences (a batch's items, a team's daily
+ * report). A survey taken at an earlier instant is still exact at `now` while none of the
+ * recurrence's instants fell in between: the instants after `now` are then exactly those after
+ * the survey. So a survey is used until its recurrence's first instant, then taken again.
+ * Bounded: past `capacity` recurrences, the oldest taken is forgotten first.
  */
 export class FiringChecks {
-  private readonly found = new Map<string, { problems: FieldError[]; first: Date | null }>();
+  private readonly surveys = new Map<string, RecurrenceSurvey>();
 
-  constructor(readonly at: Date) {}
+  constructor(private readonly capacity = 1_000) {}
 
   get size(): number {
-    return this.found.size;
+    return this.surveys.size;
   }
 
-  /** What was found for `definition`'s recurrence, if checked at `now`. */
-  get(definition: ScheduleDefinition, now: Date) {
+  /** A survey exact at `now`, taken now if none is kept; null for a one-time definition. */
+  surveyAt(definition: ScheduleDefinition, now: Date): RecurrenceSurvey | null {
     const key = recurrenceKey(definition);
-    return key === null || now.getTime() !== this.at.getTime() ? undefined : this.found.get(key);
+    if (key === null) return null;
+    const kept = this.kept(key, now);
+    if (kept) return kept;
+    const survey = surveyOf(recurrenceSpec(definition)!, now);
+    this.surveys.delete(key);
+    if (this.surveys.size >= this.capacity) {
+      this.surveys.delete(this.surveys.keys().next().value!);
+    }
+    this.surveys.set(key, survey);
+    return survey;
   }
 
-  set(definition: ScheduleDefinition, found: { problems: FieldError[]; first: Date | null }) {
+  /** The first instant after `after`, when a survey exact at `after` is kept. */
+  firstAfter(definition: ScheduleDefinition, after: Date): Date | null | undefined {
     const key = recurrenceKey(definition);
-    if (key !== null) this.found.set(key, found);
+    return key === null ? undefined : this.kept(key, after)?.first;
   }
+
+  private kept(key: string, now: Date): RecurrenceSurvey | undefined {
+    const survey = this.surveys.get(key);
+    const at = now.getTime();
+    if (!survey || survey.fromMs > at) return undefined;
+    return survey.first === null || survey.first.getTime() > at ? survey : undefined;
+  }
+}
+
+function surveyOf(spec: RecurrenceSpec, now: Date): RecurrenceSurvey {
+  const sample = nextOccurrences(spec, now, SURVEY_SAMPLE);
+  return {
+    fromMs: now.getTime(),
+    first: sample[0]?.at ?? null,
+    minimumIntervalSeconds: minimumGapSeconds(spec, sample),
+  };
 }
 
 /**
  * Turns client input into a complete definition with defaults applied, or throws one
  * ValidationError listing every semantic problem (the rules that the DTO shapes cannot say:
  * runAt xor cron, a cron that parses and fires, a real timezone, bounds that make sense).
- * Calls with the same `now` may share `firingChecks`.
+ * Creates may share `firingChecks`, across calls and instants.
  */
 export function buildDefinition(
   input: ScheduleInput,
@@ -151,8 +193,13 @@ export function buildDefinition(
     lateAfterSeconds: input.lateAfterSeconds ?? null,
     flexibleWindowSeconds: input.flexibleWindowSeconds ?? 0,
   };
-  errors.push(...firingProblems(definition, now, firingChecks));
-  if (errors.length === 0) errors.push(...windowProblems(definition, now));
+  const survey = firingChecks
+    ? firingChecks.surveyAt(definition, now)
+    : definition.timing.kind === 'once'
+      ? null
+      : surveyOf(recurrenceSpec(definition)!, now);
+  errors.push(...firingProblems(definition, now, survey));
+  if (errors.length === 0) errors.push(...windowProblems(definition, survey));
   if (errors.length > 0) throw new ValidationError('the schedule is invalid', errors);
   return definition;
 }
@@ -301,19 +348,6 @@ function excludeDatesOf(
   return [...new Set(dates)].sort();
 }
 
-function firingProblems(
-  definition: ScheduleDefinition,
-  now: Date,
-  checks?: FiringChecks,
-): FieldError[] {
-  const known = checks?.get(definition, now);
-  if (known) return known.problems;
-  const problems: FieldError[] = [];
-  const first = checkFiring(definition, now, problems);
-  checks?.set(definition, { problems, first });
-  return problems;
-}
-
 /** Cron definitions with one recurrence (and bounds) have one key; one-time ones have none. */
 function recurrenceKey(definition: ScheduleDefinition): string | null {
   const { timing } = definition;
@@ -330,8 +364,13 @@ function recurrenceKey(definition: ScheduleDefinition): string | null {
   ].join('\u0000');
 }
 
-/** Pushes what is wrong with when the definition fires; returns a cron's first instant. */
-function checkFiring(definition: ScheduleDefinition, now: Date, errors: FieldError[]): Date | null {
+/** What is wrong with when the definition fires (`survey`: its recurrence's, none if one-time). */
+function firingProblems(
+  definition: ScheduleDefinition,
+  now: Date,
+  survey: RecurrenceSurvey | null,
+): FieldError[] {
+  const errors: FieldError[] = [];
   const horizon = new Date(now.getTime() + SCHEDULE_LIMITS.maxHorizonDays * 86_400_000);
   const { timing } = definition;
   if (timing.kind === 'once') {
@@ -346,42 +385,43 @@ function checkFiring(definition: ScheduleDefinition, now: Date, errors: FieldErr
     if (definition.startAt || definition.endAt) {
       errors.push({ field: 'startAt', message: 'startAt and endAt apply to cron schedules only' });
     }
-    return null;
+    return errors;
   }
-  const spec = recurrenceSpec(definition)!;
   const field = timing.kind === 'cron' ? 'cron' : 'every';
-  const first = nextOccurrence(spec, now);
-  if (!first) {
+  if (!survey?.first) {
     errors.push({
       field,
       message: `the ${field === 'cron' ? 'cron expression' : 'interval'} never fires within the schedule bounds (and excluded dates)`,
     });
-    return null;
+    return errors;
   }
-  if (first.at > horizon) {
+  if (survey.first > horizon) {
     errors.push({
       field,
       message: `the first run must be within ${SCHEDULE_LIMITS.maxHorizonDays} days`,
     });
   }
-  const interval = minimumIntervalSeconds(spec, now, 200);
+  const interval = survey.minimumIntervalSeconds;
   if (interval !== null && interval < SCHEDULE_LIMITS.minIntervalSeconds) {
     errors.push({
       field,
       message: `runs may not be closer than ${SCHEDULE_LIMITS.minIntervalSeconds} s apart`,
     });
   }
-  return first.at;
+  return errors;
 }
 
 /**
  * A flexible window must end before the next run's nominal instant: one instant of a schedule
  * is planned at a time, and runs keep their order.
  */
-function windowProblems(definition: ScheduleDefinition, now: Date): FieldError[] {
+function windowProblems(
+  definition: ScheduleDefinition,
+  survey: RecurrenceSurvey | null,
+): FieldError[] {
   const window = definition.flexibleWindowSeconds;
-  if (window <= 0 || definition.timing.kind === 'once') return [];
-  const interval = minimumIntervalSeconds(recurrenceSpec(definition)!, now, 200);
+  if (window <= 0 || survey === null) return [];
+  const interval = survey.minimumIntervalSeconds;
   if (interval === null || window < interval) return [];
   return [
     {
@@ -416,7 +456,7 @@ export function nextDueAfter(
 ): Date | null {
   const { timing } = definition;
   if (timing.kind === 'once') return timing.runAt > after ? timing.runAt : null;
-  const known = checks?.get(definition, after);
-  if (known) return known.first;
+  const known = checks?.firstAfter(definition, after);
+  if (known !== undefined) return known;
   return nextOccurrence(recurrenceSpec(definition)!, after)?.at ?? null;
 }
