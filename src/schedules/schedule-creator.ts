@@ -184,8 +184,10 @@ export class ScheduleCreator {
 
   /**
    * Keys first (a replay answers from its key, whatever became of the target since), then the
-   * targets, the rows, and the quota last: the tenant's counter row is locked from there to the
-   * commit only, so the creates of one tenant queue on it for about a commit each.
+   * targets and the rows, and the tenant's budgets last: its load profile's lock and its counter
+   * row are held from there to the commit only, so the creates of one tenant queue on them for
+   * about a commit each, not for the inserts of a whole batch. New rows are seen by nobody
+   * before the commit, so a create the budgets refuse is taken back in the same transaction.
    */
   private async write(
     tx: Tx,
@@ -210,7 +212,18 @@ export class ScheduleCreator {
       fresh.map((p) => p.definition.targetId),
       tx,
     );
-    const usable = fresh.filter((p) => !refusedTargets.has(p.definition.targetId));
+    const usable: Prepared[] = [];
+    const unusable: string[] = [];
+    for (const p of fresh) {
+      const error = refusedTargets.get(p.definition.targetId);
+      if (error) {
+        outcomes[p.index] = { error };
+        unusable.push(p.key);
+      } else usable.push(p);
+    }
+    await this.schedules.forgetIdempotencyKeys(tx, tenant.id, unusable);
+    if (usable.length === 0) return;
+    const inserted = await this.insertRows(tx, tenant.id, usable);
     // The projected load, checked in request order: a create that would overload a minute of
     // the tenant is refused (422) like a refused target, and the others still commit.
     const overloads = await this.load.replace(
@@ -219,36 +232,48 @@ export class ScheduleCreator {
       usable.map((p) => ({ scheduleId: p.id, load: p.load })),
       { fresh: true },
     );
-    const overloaded = new Map(usable.map((p, i) => [p.id, overloads[i]]));
     const pending: Prepared[] = [];
-    const forgotten: string[] = [];
-    for (const p of fresh) {
-      const error = refusedTargets.get(p.definition.targetId) ?? overloaded.get(p.id) ?? null;
+    const overloaded: Prepared[] = [];
+    usable.forEach((p, i) => {
+      const error = overloads[i];
       if (error) {
         outcomes[p.index] = { error };
-        forgotten.push(p.key);
+        overloaded.push(p);
       } else pending.push(p);
-    }
-    await this.schedules.forgetIdempotencyKeys(tx, tenant.id, forgotten);
-    if (pending.length === 0) return;
-    const inserted = await this.schedules.insertMany(tx, tenant.id, pending);
+    });
+    await this.takeBack(tx, tenant.id, overloaded);
+    const admitted = await this.admit(tx, tenant, pending);
+    const max = tenant.quotas.maxActiveSchedules;
+    pending.forEach((p, i) => {
+      outcomes[p.index] =
+        i < admitted
+          ? { schedule: inserted.get(p.id)!, created: true }
+          : { error: new QuotaExceededError('maxActiveSchedules', max) };
+    });
+  }
+
+  /** The schedules, their first due entries and their first revisions. */
+  private async insertRows(
+    tx: Tx,
+    tenantId: string,
+    schedules: readonly Prepared[],
+  ): Promise<Map<string, Schedule>> {
+    const inserted = await this.schedules.insertMany(tx, tenantId, schedules);
     await this.dueIndex.add(
       tx,
-      pending
+      schedules
         .filter((p) => p.nextDueAt)
         .map((p) => ({
           scheduleId: p.id,
-          tenantId: tenant.id,
+          tenantId,
           revision: 1,
           dueAt: plannedFireAt(p.id, p.nextDueAt!, p.definition.flexibleWindowSeconds),
         })),
     );
-    const admitted = await this.admit(tx, tenant, pending);
-    const byId = new Map(inserted.map((s) => [s.id, s]));
     await this.revisions.insert(
       tx,
-      pending.slice(0, admitted).map((p) => ({
-        tenantId: tenant.id,
+      schedules.map((p) => ({
+        tenantId,
         scheduleId: p.id,
         revision: 1,
         change: 'created',
@@ -257,13 +282,25 @@ export class ScheduleCreator {
         definition: snapshotOf(p.definition, 'active'),
       })),
     );
-    const max = tenant.quotas.maxActiveSchedules;
-    pending.forEach((p, i) => {
-      outcomes[p.index] =
-        i < admitted
-          ? { schedule: byId.get(p.id)!, created: true }
-          : { error: new QuotaExceededError('maxActiveSchedules', max) };
-    });
+    return new Map(inserted.map((s) => [s.id, s]));
+  }
+
+  /**
+   * Takes back schedules this transaction inserted and then refused (their revisions go with
+   * them), with their due entries, their load (none was added for an overloaded one: releasing
+   * nothing is harmless) and their Idempotency-Key claims.
+   */
+  private async takeBack(tx: Tx, tenantId: string, refused: readonly Prepared[]): Promise<void> {
+    if (refused.length === 0) return;
+    const ids = refused.map((p) => p.id);
+    await this.load.release(tx, ids);
+    await this.dueIndex.removeMany(tx, ids);
+    await this.schedules.deleteNew(tx, tenantId, ids);
+    await this.schedules.forgetIdempotencyKeys(
+      tx,
+      tenantId,
+      refused.map((p) => p.key),
+    );
   }
 
   /**
@@ -306,19 +343,10 @@ export class ScheduleCreator {
     if (await this.quota.admit(tx, tenant.id, pending.length, max)) return pending.length;
     const room = Math.max(0, max - (await this.quota.lockCount(tx, tenant.id)));
     const admitted = Math.min(room, pending.length);
-    const surplus = pending.slice(admitted);
     if (admitted > 0 && !(await this.quota.admit(tx, tenant.id, admitted, max))) {
       throw new Error('the schedule count changed under its lock');
     }
-    const ids = surplus.map((p) => p.id);
-    await this.load.release(tx, ids);
-    await this.dueIndex.removeMany(tx, ids);
-    await this.schedules.deleteNew(tx, tenant.id, ids);
-    await this.schedules.forgetIdempotencyKeys(
-      tx,
-      tenant.id,
-      surplus.map((p) => p.key),
-    );
+    await this.takeBack(tx, tenant.id, pending.slice(admitted));
     return admitted;
   }
 }

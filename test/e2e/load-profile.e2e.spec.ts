@@ -49,6 +49,19 @@ describe('projected load and GET /usage', () => {
     };
   }
 
+  /** What a create writes for a tenant, table by table. */
+  async function rowsOf(tenantId: string): Promise<Record<string, number>> {
+    const [row] = await db.query(
+      `SELECT (SELECT count(*)::int FROM schedules WHERE tenant_id = $1) AS schedules,
+              (SELECT count(*)::int FROM due_index WHERE tenant_id = $1) AS due_entries,
+              (SELECT count(*)::int FROM schedule_revisions WHERE tenant_id = $1) AS revisions,
+              (SELECT count(*)::int FROM idempotency_keys WHERE tenant_id = $1) AS keys,
+              (SELECT count(*)::int FROM schedule_load WHERE tenant_id = $1) AS loads`,
+      [tenantId],
+    );
+    return row;
+  }
+
   const everySecond = { cron: '* * * * * *', timezone: 'UTC', overlapPolicy: 'allow' };
   const everyMinute = { cron: '0 * * * * *', timezone: 'UTC', overlapPolicy: 'allow' };
 
@@ -56,19 +69,15 @@ describe('projected load and GET /usage', () => {
     const a = await tenant(1);
     const full = await a.create(everySecond);
     expect(full.status).toBe(201);
-    const before = await db.query('SELECT count(*)::int AS n FROM schedules WHERE tenant_id = $1', [
-      a.id,
-    ]);
+    const before = await rowsOf(a.id);
     const refused = await a.create(everyMinute);
     expect(refused.status).toBe(422);
     expect(refused.headers['content-type']).toMatch(/application\/problem\+json/);
     expect(refused.body).toMatchObject({ projectedRuns: 61, allowedRuns: 60 });
     expect(new Date(refused.body.minute).getUTCSeconds()).toBe(0);
     expect(refused.body.detail).toContain('dispatchRatePerSecond');
-    const after = await db.query('SELECT count(*)::int AS n FROM schedules WHERE tenant_id = $1', [
-      a.id,
-    ]);
-    expect(after).toEqual(before);
+    // Its rows are written before the tenant's budgets are checked, and taken back.
+    expect(await rowsOf(a.id)).toEqual(before);
     // Low priority agrees to wait: exempt, and not counted against the others.
     expect((await a.create({ ...everyMinute, priority: 'low' })).status).toBe(201);
     const usage = await a.usage();
