@@ -2,6 +2,7 @@ export { AdminOnly, AUTH_MODE, Public, type AuthMode } from './auth/public.decor
 export { Batcher, type BatcherOptions } from './batching/batcher';
 export { canonicalJson, canonicalSha256 } from './canonical-json';
 export { Clock } from './clock/clock';
+export { SingleFlight } from './concurrency/single-flight';
 export { BATCH_BODY_LIMIT, BATCH_PATH, BODY_LIMIT } from './http/body-limits';
 export { requestDeadline } from './http/request-deadline';
 export { isUuid, UUID_PATTERN } from './ids/uuid';

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { SingleFlight } from '../common';
 import type { AccessToken, ClientCredentials } from './oauth-token';
 
 /** A token is used until this much before it expires (or a tenth of its life, if shorter). */
@@ -13,7 +14,7 @@ const MAX_ENTRIES = 10_000;
  */
 export class OAuthTokenCache {
   private readonly entries = new Map<string, { token: string; usableUntil: number }>();
-  private readonly pending = new Map<string, Promise<string>>();
+  private readonly requests = new SingleFlight<string, string>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -35,21 +36,16 @@ export class OAuthTokenCache {
   async get(key: string, fetch: () => Promise<AccessToken>): Promise<string> {
     const entry = this.entries.get(key);
     if (entry && entry.usableUntil > this.now()) return entry.token;
-    const inFlight = this.pending.get(key);
-    if (inFlight) return inFlight;
-    const request = fetch()
-      .then(({ accessToken, expiresInSeconds }) => {
-        const lifetime = expiresInSeconds === null ? UNKNOWN_LIFETIME_MS : expiresInSeconds * 1000;
-        const margin = Math.min(EXPIRY_MARGIN_MS, lifetime / 10);
-        if (this.entries.size >= MAX_ENTRIES) {
-          this.entries.delete(this.entries.keys().next().value as string);
-        }
-        this.entries.set(key, { token: accessToken, usableUntil: this.now() + lifetime - margin });
-        return accessToken;
-      })
-      .finally(() => this.pending.delete(key));
-    this.pending.set(key, request);
-    return request;
+    return this.requests.run(key, async () => {
+      const { accessToken, expiresInSeconds } = await fetch();
+      const lifetime = expiresInSeconds === null ? UNKNOWN_LIFETIME_MS : expiresInSeconds * 1000;
+      const margin = Math.min(EXPIRY_MARGIN_MS, lifetime / 10);
+      if (this.entries.size >= MAX_ENTRIES) {
+        this.entries.delete(this.entries.keys().next().value as string);
+      }
+      this.entries.set(key, { token: accessToken, usableUntil: this.now() + lifetime - margin });
+      return accessToken;
+    });
   }
 
   /** After a 401: the next get() asks the endpoint again. */

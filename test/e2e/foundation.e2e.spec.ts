@@ -1,4 +1,6 @@
 import { RUN_REASON_CODES } from '../../src/run-vocabulary';
+import { TenantsService } from '../../src/tenants';
+import { TenantsRepository } from '../../src/tenants/tenants.repository';
 import { apiKeyParts } from '../support/api-keys';
 import { TEST_ADMIN_TOKEN, startTestApp, TestApp } from '../support/test-app';
 
@@ -55,6 +57,32 @@ describe('foundation over HTTP', () => {
       const missing = await admin(t.http.get('/tenants/00000000-0000-4000-8000-000000000000'));
       expect(missing.status).toBe(404);
       expect(missing.headers['content-type']).toMatch(/^application\/problem\+json/);
+    });
+
+    it('shares one key lookup among concurrent calls, and still checks each secret', async () => {
+      const { apiKey } = await t.createTenant('busy');
+      const { keyId, secret } = apiKeyParts(apiKey);
+      const tenants = t.app.get(TenantsService);
+      const lookups = jest.spyOn(t.app.get(TenantsRepository), 'findByActiveKey');
+      try {
+        const wrong = `dl_${keyId}_${secret.slice(0, -1)}${secret.endsWith('A') ? 'B' : 'A'}`;
+        const calls = [...Array.from({ length: 10 }, () => apiKey), wrong].map((key) =>
+          tenants.authenticate(key).then(
+            (tenant) => tenant.name,
+            (error: Error) => error.constructor.name,
+          ),
+        );
+        expect(await Promise.all(calls)).toEqual([
+          ...Array.from({ length: 10 }, () => 'busy'),
+          'UnauthorizedError',
+        ]);
+        expect(lookups).toHaveBeenCalledTimes(1);
+        // Settled lookups are not kept: the next call reads the key again.
+        await tenants.authenticate(apiKey);
+        expect(lookups).toHaveBeenCalledTimes(2);
+      } finally {
+        lookups.mockRestore();
+      }
     });
 
     it('refuses null for a field that cannot be null', async () => {
