@@ -10,17 +10,40 @@
  * $1 run ids, $2 fencing tokens, $3 outcomes, $4 HTTP statuses, $5 durations ms, $6 errors,
  * $7 response headers (jsonb), $8 response body excerpts, $9 trace ids, $10..$11 the runs'
  * scheduled_at range (an attempt carries its run's: only their partitions are touched).
+ *
+ * Each run's attempts are found by a probe of the primary key's leading column (run_id) alone,
+ * in a subquery no other condition is pushed into (OFFSET 0), and updated at the row address
+ * that probe read (ctid, tableoid for the partition: a TID probe), so no access path depends on
+ * the statistics its cached generic plan was made with. The plain join, planned while the
+ * history was empty, read the whole of its range of attempts for every batch (every attempt of
+ * the day's partition in a batch of runs of one instant: 3,010 rows for 10 in
+ * run-index-plans.spec.ts). The caller holds the runs' row locks (completion, sweep), so no one
+ * else changes these attempts meanwhile; a row changed all the same has a new address and is
+ * left as that change left it (it is no longer `outcome IS NULL`: every change ends it).
  */
 export const END_ATTEMPTS = `
+  WITH ended AS (
+    SELECT a.row_ctid, a.row_table, e.outcome, e.http_status, e.duration_ms, e.error,
+           e.response_headers, e.response_body, e.trace_id
+      FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::int[], $5::int[], $6::text[],
+                  $7::jsonb[], $8::text[], $9::text[])
+           AS e(run_id, fencing_token, outcome, http_status, duration_ms, error, response_headers,
+                response_body, trace_id)
+     CROSS JOIN LATERAL (SELECT x.ctid AS row_ctid, x.tableoid AS row_table, x.fencing_token,
+                                x.outcome
+                           FROM attempts x
+                          WHERE x.run_id = e.run_id
+                            AND x.scheduled_at >= $10::timestamptz
+                            AND x.scheduled_at < $11::timestamptz
+                         OFFSET 0) a
+     WHERE a.fencing_token = e.fencing_token AND a.outcome IS NULL
+  )
   UPDATE attempts a
      SET ended_at = now(), outcome = e.outcome, http_status = e.http_status,
          duration_ms = e.duration_ms, error = e.error, response_headers = e.response_headers,
          response_body = e.response_body, trace_id = coalesce(e.trace_id, a.trace_id)
-    FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::int[], $5::int[], $6::text[],
-                $7::jsonb[], $8::text[], $9::text[])
-         AS e(run_id, fencing_token, outcome, http_status, duration_ms, error, response_headers,
-              response_body, trace_id)
-   WHERE a.run_id = e.run_id AND a.fencing_token = e.fencing_token AND a.outcome IS NULL
+    FROM ended e
+   WHERE a.ctid = e.row_ctid AND a.tableoid = e.row_table AND a.outcome IS NULL
      AND a.scheduled_at >= $10::timestamptz AND a.scheduled_at < $11::timestamptz`;
 
 /**

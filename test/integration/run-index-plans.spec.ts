@@ -9,7 +9,14 @@ import {
   TENANT_BUDGETS,
   WAITING_DEMANDS,
 } from '../../src/admission/admission.sql';
+import { END_ATTEMPTS, LIST_ATTEMPTS, MARK_ATTEMPT_STALE } from '../../src/attempts/attempts.sql';
 import { instantBounds } from '../../src/database';
+import { RECORD_LATE_STARTS, RECORD_RUN_EVENTS } from '../../src/events/events.sql';
+import {
+  LOCK_HELD_RUNS,
+  LOCK_SCHEDULES_OF_RUNS,
+  TRANSITION_UNDER_FENCE,
+} from '../../src/execution/execution.sql';
 import { CONCURRENT_POLICIES } from '../../src/overlap';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
@@ -81,6 +88,39 @@ describe('run index plans made while the history was empty', () => {
       text: CLAIM_RUNS,
       values: [[], [], 'worker', 60_000, CONCURRENT_POLICIES, true, ...instantBounds([dueAt])],
     });
+    const bounds = instantBounds([dueAt]);
+    await client.query({
+      name: 'lock_held',
+      text: LOCK_HELD_RUNS,
+      values: [[], [], [], ...bounds],
+    });
+    await client.query({
+      name: 'lock_run_schedules',
+      text: LOCK_SCHEDULES_OF_RUNS,
+      values: [[], ...bounds],
+    });
+    await client.query({
+      name: 'transition',
+      text: TRANSITION_UNDER_FENCE,
+      values: [[], [], [], [], [], [], ...bounds],
+    });
+    await client.query({
+      name: 'end_attempts',
+      text: END_ATTEMPTS,
+      values: [[], [], [], [], [], [], [], [], [], ...bounds],
+    });
+    await client.query({ name: 'run_events', text: RECORD_RUN_EVENTS, values: [[]] });
+    await client.query({
+      name: 'mark_stale',
+      text: MARK_ATTEMPT_STALE,
+      values: [tenantId, randomUUID(), 1, null, null],
+    });
+    await client.query({
+      name: 'list_attempts',
+      text: LIST_ATTEMPTS,
+      values: [tenantId, randomUUID()],
+    });
+    await client.query({ name: 'late_starts', text: RECORD_LATE_STARTS, values: [[]] });
     await client.query('ROLLBACK');
     // Then the flood: thousands of runs waiting for the tenant's budget, a few admitted (holding
     // permits, their jobs on the way to a worker), each of a one-time schedule of its own.
@@ -187,6 +227,60 @@ describe('run index plans made while the history was empty', () => {
     try {
       const skip = await explain('deadline', '(500)');
       expect(runRowsRead(skip)).toBeLessThan(4 * HOLDING);
+    } finally {
+      await client.query('ROLLBACK');
+    }
+  });
+
+  it('completes a batch by its runs and attempts alone, not by the partitions', async () => {
+    await client.query('BEGIN');
+    try {
+      // Every run of the flood has had an attempt; the ten holding ones are RUNNING under token 1.
+      await client.query(
+        `INSERT INTO attempts (run_id, attempt_no, tenant_id, worker_id, fencing_token,
+                               scheduled_at)
+         SELECT id, 1, tenant_id, 'worker', 1, scheduled_at FROM occurrences WHERE tenant_id = $1`,
+        [tenantId],
+      );
+      await client.query(
+        `UPDATE occurrences SET state = 'RUNNING', fencing_token = 1, attempt_count = 1,
+                                lease_until = now() + interval '1 minute'
+          WHERE id = ANY($1::uuid[])`,
+        [holdingIds],
+      );
+      const [from, until] = instantBounds([dueAt]).map((b) => `'${new Date(b).toISOString()}'`);
+      const ids = `'{${holdingIds.join(',')}}'`;
+      const list = (value: string) => `'{${holdingIds.map(() => value).join(',')}}'`;
+      const read = async (statement: string, values: string, table = 'occurrences') =>
+        runRowsRead(await explain(statement, values), table);
+      // Each statement reads about the batch's runs (a probe each, and the row it updates),
+      // never the other 3,000 runs of the instant or their attempts.
+      expect(
+        await read('lock_held', `(${ids}, ${list(tenantId)}, ${list('1')}, ${from}, ${until})`),
+      ).toBeLessThan(3 * HOLDING);
+      expect(await read('lock_run_schedules', `(${ids}, ${from}, ${until})`)).toBeLessThan(
+        3 * HOLDING,
+      );
+      expect(await read('run_events', `(${ids})`)).toBeLessThan(3 * HOLDING);
+      expect(await read('late_starts', `(${ids})`)).toBeLessThan(3 * HOLDING);
+      expect(
+        await read(
+          'transition',
+          `(${ids}, ${list('1')}, ${list('SUCCEEDED')}, ${list('NULL')}, ${list('NULL')}, ` +
+            `${list('NULL')}, ${from}, ${until})`,
+        ),
+      ).toBeLessThan(3 * HOLDING);
+      expect(
+        await read(
+          'end_attempts',
+          `(${ids}, ${list('1')}, ${list('succeeded')}, ${list('200')}, ${list('5')}, ` +
+            `${list('NULL')}, ${list('NULL')}, ${list('NULL')}, ${list('NULL')}, ${from}, ${until})`,
+          'attempts',
+        ),
+      ).toBeLessThan(3 * HOLDING);
+      const one = `'${tenantId}', '${holdingIds[0]}'`;
+      expect(await read('mark_stale', `(${one}, 1, NULL, NULL)`, 'attempts')).toBeLessThan(3);
+      expect(await read('list_attempts', `(${one})`, 'attempts')).toBeLessThan(3);
     } finally {
       await client.query('ROLLBACK');
     }
