@@ -373,7 +373,12 @@ describe('poller: due-time discovery and durable dispatch', () => {
   });
 
   it('several pollers racing over the same shards create every (schedule, instant) exactly once', async () => {
-    const api = await startTestApp({ ROLES: 'api' });
+    // 150 creates back to back: more than the default management limit (a burst of 100) allows.
+    const api = await startTestApp({
+      ROLES: 'api',
+      MANAGEMENT_RATE_PER_SECOND: '100000',
+      MANAGEMENT_BURST: '100000',
+    });
     const env = { DATABASE_URL: api.database.url, POLLER_LEASE_SECONDS: '2' };
     const pollers: TestApp[] = [];
     try {
