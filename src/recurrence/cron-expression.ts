@@ -107,7 +107,24 @@ const DAY_OF_WEEK: FieldSpec = {
 const MAX_EXPRESSION_LENGTH = 512;
 
 /** Parses a 5-field (`min hour dom month dow`) or 6-field (`sec min hour dom month dow`) cron. */
+/**
+ * Parsed expressions by their text, at most MAX_PARSED: the poller plans the same few crons batch
+ * after batch, and creates share them too. A ParsedCron is read-only, so one can be shared.
+ * Refused expressions are not kept: they throw again each time.
+ */
+const parsedByText = new Map<string, ParsedCron>();
+const MAX_PARSED = 10_000;
+
 export function parseCron(expression: string): ParsedCron {
+  const known = typeof expression === 'string' ? parsedByText.get(expression) : undefined;
+  if (known) return known;
+  const parsed = parseCronText(expression);
+  if (parsedByText.size >= MAX_PARSED) parsedByText.delete(parsedByText.keys().next().value!);
+  parsedByText.set(expression, parsed);
+  return parsed;
+}
+
+function parseCronText(expression: string): ParsedCron {
   if (typeof expression !== 'string') {
     throw new InvalidCronError('Cron expression must be a string', String(expression));
   }

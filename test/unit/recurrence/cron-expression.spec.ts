@@ -211,3 +211,12 @@ describe('parseCron: rejected expressions', () => {
     expect(() => parseCron(input as unknown as string)).toThrow(InvalidCronError);
   });
 });
+
+describe('parseCron: parsed once per expression', () => {
+  it('answers the same read-only result for the same text, and refuses bad text every time', () => {
+    const first = parseCron('*/7 3 * * 1-5');
+    expect(parseCron('*/7 3 * * 1-5')).toBe(first);
+    expect(parseCron(' */7 3 * * 1-5')).toEqual(first);
+    for (let i = 0; i < 2; i++) expect(() => parseCron('61 * * * *')).toThrow(InvalidCronError);
+  });
+});
