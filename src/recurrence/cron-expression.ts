@@ -106,7 +106,6 @@ const DAY_OF_WEEK: FieldSpec = {
 
 const MAX_EXPRESSION_LENGTH = 512;
 
-/** Parses a 5-field (`min hour dom month dow`) or 6-field (`sec min hour dom month dow`) cron. */
 /**
  * Parsed expressions by their text, at most MAX_PARSED: the poller plans the same few crons batch
  * after batch, and creates share them too. A ParsedCron is read-only, so one can be shared.
@@ -115,6 +114,7 @@ const MAX_EXPRESSION_LENGTH = 512;
 const parsedByText = new Map<string, ParsedCron>();
 const MAX_PARSED = 10_000;
 
+/** Parses a 5-field (`min hour dom month dow`) or 6-field (`sec min hour dom month dow`) cron. */
 export function parseCron(expression: string): ParsedCron {
   const known = typeof expression === 'string' ? parsedByText.get(expression) : undefined;
   if (known) return known;

@@ -92,7 +92,7 @@ export class FiringChecks {
     if (key === null) return null;
     const kept = this.kept(key, now);
     if (kept) return kept;
-    const survey = surveyOf(recurrenceSpec(definition)!, now);
+    const survey = surveyOf(definition, now)!;
     this.surveys.delete(key);
     if (this.surveys.size >= this.capacity) {
       this.surveys.delete(this.surveys.keys().next().value!);
@@ -115,7 +115,10 @@ export class FiringChecks {
   }
 }
 
-function surveyOf(spec: RecurrenceSpec, now: Date): RecurrenceSurvey {
+/** Walks the definition's recurrence from `now`; a one-time definition has none (null). */
+function surveyOf(definition: ScheduleDefinition, now: Date): RecurrenceSurvey | null {
+  const spec = recurrenceSpec(definition);
+  if (spec === null) return null;
   const sample = nextOccurrences(spec, now, SURVEY_SAMPLE);
   return {
     fromMs: now.getTime(),
@@ -193,11 +196,7 @@ export function buildDefinition(
     lateAfterSeconds: input.lateAfterSeconds ?? null,
     flexibleWindowSeconds: input.flexibleWindowSeconds ?? 0,
   };
-  const survey = firingChecks
-    ? firingChecks.surveyAt(definition, now)
-    : definition.timing.kind === 'once'
-      ? null
-      : surveyOf(recurrenceSpec(definition)!, now);
+  const survey = firingChecks ? firingChecks.surveyAt(definition, now) : surveyOf(definition, now);
   errors.push(...firingProblems(definition, now, survey));
   if (errors.length === 0) errors.push(...windowProblems(definition, survey));
   if (errors.length > 0) throw new ValidationError('the schedule is invalid', errors);
