@@ -42,8 +42,24 @@ export interface DueEntry {
  * Writes to the due-time index always happen inside the transaction that changes the schedule
  * (the caller's), so a committed schedule always has its matching entry.
  */
-/** A full batch serves up to 1/FRESH_SHARE of its size again in the freshest due entries. */
-const FRESH_SHARE = 4;
+
+interface DueEntryRow {
+  shard: number;
+  due_at: Date;
+  due_at_exact: string;
+  schedule_id: string;
+  revision: number;
+}
+
+function claimedEntry(row: DueEntryRow): ClaimedDueEntry {
+  return {
+    shard: row.shard,
+    dueAt: row.due_at,
+    dueAtExact: row.due_at_exact,
+    scheduleId: row.schedule_id,
+    revision: row.revision,
+  };
+}
 
 @Injectable()
 export class DueIndexRepository {
@@ -67,36 +83,32 @@ export class DueIndexRepository {
     lookaheadMs: number,
     after: string | null = null,
   ): Promise<ClaimedDueBatch> {
-    const rows = await this.sql.rows<{
-      shard: number;
-      due_at: Date;
-      due_at_exact: string;
-      schedule_id: string;
-      revision: number;
-      horizon: Date;
-      horizon_exact: string;
-    }>(CLAIM_DUE_ENTRIES, [shards, limit, lookaheadMs, after], tx);
-    if (rows.length === limit) {
-      // A backlog: serve the freshest due entries beside it (see CLAIM_FRESHEST_DUE).
-      const last = rows[rows.length - 1];
-      const fresh = await this.sql.rows<(typeof rows)[number]>(
-        CLAIM_FRESHEST_DUE,
-        [shards, last.due_at_exact, Math.ceil(limit / FRESH_SHARE)],
-        tx,
-      );
-      for (const row of fresh) {
-        rows.push({ ...row, horizon: last.horizon, horizon_exact: last.horizon_exact });
-      }
-    }
+    const rows = await this.sql.rows<DueEntryRow & { horizon: Date; horizon_exact: string }>(
+      CLAIM_DUE_ENTRIES,
+      [shards, limit, lookaheadMs, after],
+      tx,
+    );
     return {
-      entries: rows.map((r) => ({
-        shard: r.shard,
-        dueAt: r.due_at,
-        dueAtExact: r.due_at_exact,
-        scheduleId: r.schedule_id,
-        revision: r.revision,
-      })),
+      entries: rows.map(claimedEntry),
       horizon: rows.length > 0 ? { at: rows[0].horizon, exact: rows[0].horizon_exact } : null,
+    };
+  }
+
+  /**
+   * Locks up to `limit` entries due by the database clock that are later than `after` (the last
+   * instant a backlog's batch took), newest first: the poller's fresh lane (see
+   * CLAIM_FRESHEST_DUE). They are all due, so the batch has no horizon to wait for.
+   */
+  async claimFresh(
+    tx: Tx,
+    shards: readonly number[],
+    after: string,
+    limit: number,
+  ): Promise<ClaimedDueBatch> {
+    const rows = await this.sql.rows<DueEntryRow>(CLAIM_FRESHEST_DUE, [shards, after, limit], tx);
+    return {
+      entries: rows.map(claimedEntry),
+      horizon: null,
     };
   }
 

@@ -40,12 +40,13 @@ export const CLAIM_DUE_ENTRIES = `
    FOR UPDATE OF d SKIP LOCKED`;
 
 /**
- * Beside a full batch (a backlog, oldest first), the freshest due entries: those due by now in
- * the same shards, newest first, later than anything the batch took ($2, its last due_at). One
- * tenant's flood of entries due at one instant then cannot hold back another tenant's entry that
- * fell due after it: each batch also serves up to $3 of the newest, while the oldest-first part
- * guarantees the backlog progresses. Both are bounded index range scans (the primary key read
- * backwards here), never a scan of the backlog. $1 shards.
+ * The poller's fresh lane, beside a backlog (a full batch of CLAIM_DUE_ENTRIES, oldest first):
+ * the entries due by now in the same shards that are later than anything the backlog's batches
+ * took ($2, the due_at of the last), newest first. One tenant's flood of entries due at one
+ * instant then cannot hold back another tenant's entry that fell due after it: the lane's small
+ * transactions run beside the backlog's large ones, and SKIP LOCKED keeps the two disjoint, while
+ * the oldest-first batches guarantee the backlog progresses. A bounded index range scan (the
+ * primary key read backwards), never a scan of the backlog. $1 shards, $3 limit.
  */
 export const CLAIM_FRESHEST_DUE = `
   SELECT d.shard, d.due_at, d.due_at::text AS due_at_exact, d.schedule_id, d.revision

@@ -13,6 +13,11 @@ import { planDispatch, PlannedOccurrence } from './dispatch-plan';
 export interface DispatchResult {
   /** Due entries this batch took (dispatched or dropped); a full batch means "drain again". */
   entries: number;
+  /**
+   * The latest due instant the batch took, exact (oldest-first batches take entries in due
+   * order, so their last); null when it took none.
+   */
+  lastDueAtExact: string | null;
   dropped: number;
   created: Array<{ state: string; reason: RunReason | null; scheduledAt: Date }>;
   published: number;
@@ -28,6 +33,11 @@ export interface DispatchOptions {
   lookaheadMs?: number;
   /** An instant a batch prepared ahead is waiting for: look only past it (see claimDue). */
   after?: string | null;
+  /**
+   * The fresh lane beside a backlog: take only entries already due that are later than this
+   * instant (the last a backlog's batch took), newest first (see claimFresh).
+   */
+  freshAfter?: string;
   /** Called when the batch is prepared and starts waiting for its instant. */
   onWaiting?: (batch: { instant: string; full: boolean }) => void;
   /** Test hook: runs just before the commit. */
@@ -67,18 +77,22 @@ export class DueDispatcher {
   ): Promise<DispatchResult> {
     return this.transactions.run(async (tx) => {
       const dbNow = await this.clock.transactionNow(tx);
-      const { entries, horizon } = await this.dueIndex.claimDue(
-        tx,
-        shards,
-        batchSize,
-        options.lookaheadMs ?? 0,
-        options.after ?? null,
-      );
+      const { entries, horizon } =
+        options.freshAfter === undefined
+          ? await this.dueIndex.claimDue(
+              tx,
+              shards,
+              batchSize,
+              options.lookaheadMs ?? 0,
+              options.after ?? null,
+            )
+          : await this.dueIndex.claimFresh(tx, shards, options.freshAfter, batchSize);
       // Plan as of the instant the batch commits at: the horizon (the database's now() unless
       // the batch was prepared ahead for a later instant).
       const now: Date = horizon && horizon.at > dbNow ? horizon.at : dbNow;
       const result: DispatchResult = {
         entries: entries.length,
+        lastDueAtExact: entries.at(-1)?.dueAtExact ?? null,
         dropped: 0,
         created: [],
         published: 0,

@@ -17,6 +17,7 @@ import {
 } from '../due-index';
 import { Lifecycle } from '../observability';
 import { DueDispatcher, type DispatchResult } from './due-dispatcher';
+import { FRESH_LANE_BATCH, FreshLane } from './fresh-lane';
 
 /** The longest the poller sleeps without looking at the index (see WAKE_HORIZON_MS). */
 const MAX_IDLE_MS = POLLER_MAX_SLEEP_MS;
@@ -41,6 +42,16 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
   private wakeRequested = false;
   private skewMs = 0;
   private readonly listener: DueListener;
+  private readonly freshLane = new FreshLane(
+    async (after) => {
+      const result = await this.dispatcher.dispatch(this.owned, FRESH_LANE_BATCH, {
+        freshAfter: after,
+      });
+      this.record(result);
+      return result;
+    },
+    (error) => this.logger.error({ err: errorSummary(error) }, 'poller fresh lane failed'),
+  );
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -131,7 +142,8 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
    * Dispatches until the held shards have nothing due (bounded batches, one txn each). A batch
    * prepared ahead waits in its transaction for its instant; meanwhile the next instant's batch
    * is prepared beside it (at most MAX_WAITING_BATCHES open), so a batch due a few milliseconds
-   * after another is not prepared only once the first has committed.
+   * after another is not prepared only once the first has committed. While full batches drain a
+   * backlog, the fresh lane dispatches what falls due after it (see FreshLane).
    */
   private async drain(): Promise<void> {
     if (this.owned.length === 0) return;
@@ -156,11 +168,14 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
         if (outcome.result) {
           this.record(outcome.result);
           if (outcome.result.entries < this.config.poller.batchSize) return;
+          this.followBacklog(outcome.result);
           continue;
         }
         if (outcome.ahead.full) {
           // More entries of the same instant remain: they follow once this batch has committed.
-          this.record(await dispatching);
+          const result = await dispatching;
+          this.record(result);
+          this.followBacklog(result);
           after = null;
           continue;
         }
@@ -175,10 +190,14 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
         after = outcome.ahead.instant;
       }
     } finally {
-      await Promise.all(waiting);
+      await Promise.all([...waiting, this.freshLane.stop()]);
     }
     // A waiting batch that failed: its entries stay due for the next round.
     if (failure !== null) throw failure;
+  }
+
+  private followBacklog(result: DispatchResult): void {
+    if (result.lastDueAtExact !== null) this.freshLane.follow(result.lastDueAtExact);
   }
 
   private record(result: DispatchResult): void {

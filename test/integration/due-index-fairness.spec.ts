@@ -8,52 +8,130 @@ import { startTestApp, TestApp } from '../support/test-app';
 
 const ALL_SHARDS = Array.from({ length: SHARD_COUNT }, (_, i) => i);
 
-/**
- * A backlog of one tenant's entries due at one instant must not hold back another tenant's entry
- * that falls due after it: a full batch also takes the freshest due entries.
- */
-describe('due index: the freshest due entries are served beside a backlog', () => {
-  let t: TestApp;
+type Make = Awaited<ReturnType<typeof tenantWithTarget>>;
 
-  beforeAll(async () => {
-    t = await startTestApp({ ROLES: 'api' }); // no poller: the test claims the entries itself
-  });
-  afterAll(() => t.close());
-
-  it("takes a quiet tenant's newly due entry in the first batch, not after the flood", async () => {
-    const flood = await tenantWithTarget(t);
-    const quiet = await tenantWithTarget(t);
-    const floodAt = new Date(Date.now() + 2000);
+/** Creates `count` one-time schedules of one tenant due at `at`, 1,000 to a batch. */
+async function flood(t: TestApp, make: Make, count: number, at: Date): Promise<void> {
+  for (let done = 0; done < count; done += 1000) {
     const res = await t.http
       .post('/schedules/batch')
-      .set('Authorization', `Bearer ${flood.tenant.apiKey}`)
+      .set('Authorization', `Bearer ${make.tenant.apiKey}`)
       .send({
-        items: Array.from({ length: 800 }, (_, i) => ({
+        items: Array.from({ length: Math.min(1000, count - done) }, (_, i) => ({
           idempotencyKey: randomUUID(),
-          schedule: { name: `f${i}`, targetId: flood.targetId, runAt: floodAt.toISOString() },
+          schedule: { name: `f${done + i}`, targetId: make.targetId, runAt: at.toISOString() },
         })),
       });
     expect(res.status).toBe(200);
-    const late = await quiet.createSchedule({
-      runAt: new Date(floodAt.getTime() + 500).toISOString(),
+  }
+}
+
+async function untilDatabaseClockPasses(db: DataSource, instant: Date): Promise<void> {
+  await eventually(
+    async () => {
+      const [{ due }] = await db.query(`SELECT clock_timestamp() > $1::timestamptz AS due`, [
+        instant,
+      ]);
+      expect(due).toBe(true);
+    },
+    { timeoutMs: 15_000, intervalMs: 50 },
+  );
+}
+
+/**
+ * A backlog of one tenant's entries due at one instant must not hold back another tenant's entry
+ * that falls due after it: while full batches drain the backlog oldest first, the poller's fresh
+ * lane takes what fell due after the backlog's instant in transactions of its own.
+ */
+describe('due index: entries that fall due beside a backlog are served at once', () => {
+  describe('the claims', () => {
+    let t: TestApp;
+
+    beforeAll(async () => {
+      t = await startTestApp({ ROLES: 'api' }); // no poller: the test claims the entries itself
     });
-    const db = t.app.get(DataSource);
-    await eventually(
-      async () => {
-        const [{ due }] = await db.query(`SELECT clock_timestamp() > $1::timestamptz AS due`, [
-          new Date(floodAt.getTime() + 600),
-        ]);
-        expect(due).toBe(true);
-      },
-      { timeoutMs: 10_000, intervalMs: 50 },
-    );
-    const batch = await t.app
-      .get(Transactions)
-      .run((tx) => t.app.get(DueIndexRepository).claimDue(tx, ALL_SHARDS, 500, 0));
-    const ids = batch.entries.map((e) => e.scheduleId);
-    expect(ids).toContain(late.id);
-    // The backlog still moves: the oldest-first part is a whole batch.
-    expect(ids.length).toBeGreaterThanOrEqual(500);
-    expect(new Set(ids).size).toBe(ids.length);
+    afterAll(() => t.close());
+
+    it("takes a quiet tenant's newly due entry beside a backlog batch that is still open", async () => {
+      const flooding = await tenantWithTarget(t);
+      const quiet = await tenantWithTarget(t);
+      const floodAt = new Date(Date.now() + 2000);
+      await flood(t, flooding, 800, floodAt);
+      const late = await quiet.createSchedule({
+        runAt: new Date(floodAt.getTime() + 500).toISOString(),
+      });
+      const db = t.app.get(DataSource);
+      await untilDatabaseClockPasses(db, new Date(floodAt.getTime() + 600));
+      const dueIndex = t.app.get(DueIndexRepository);
+      const transactions = t.app.get(Transactions);
+      let releaseBacklog!: () => void;
+      const backlogHeld = new Promise<void>((resolve) => (releaseBacklog = resolve));
+      let backlogClaimed!: (ids: { ids: string[]; last: string }) => void;
+      const claimedBacklog = new Promise<{ ids: string[]; last: string }>(
+        (resolve) => (backlogClaimed = resolve),
+      );
+      // The backlog's batch stays open (its entries locked) while the fresh lane claims.
+      const backlog = transactions.run(async (tx) => {
+        const batch = await dueIndex.claimDue(tx, ALL_SHARDS, 500, 0);
+        backlogClaimed({
+          ids: batch.entries.map((e) => e.scheduleId),
+          last: batch.entries.at(-1)!.dueAtExact,
+        });
+        await backlogHeld;
+      });
+      const { ids: backlogIds, last } = await claimedBacklog;
+      expect(backlogIds).toHaveLength(500);
+      expect(backlogIds).not.toContain(late.id);
+      const fresh = await transactions.run((tx) => dueIndex.claimFresh(tx, ALL_SHARDS, last, 100));
+      releaseBacklog();
+      await backlog;
+      // Only what fell due after the backlog's instant: the quiet entry, not the other 300
+      // entries of the flood, which the backlog's next batch takes.
+      expect(fresh.entries.map((e) => e.scheduleId)).toEqual([late.id]);
+      expect(fresh.horizon).toBeNull();
+    });
+  });
+
+  describe('the poller', () => {
+    let t: TestApp;
+
+    beforeAll(async () => {
+      // Small batches: the flood's 3,000 entries take many transactions, one after another.
+      t = await startTestApp({ ROLES: 'api,poller', POLLER_BATCH_SIZE: '50' });
+    });
+    afterAll(() => t.close());
+
+    it("dispatches a quiet tenant's run while a flood of one instant is still being dispatched", async () => {
+      const flooding = await tenantWithTarget(t, {
+        dispatchRatePerSecond: 1000,
+        maxConcurrentRuns: 5,
+      });
+      const quiet = await tenantWithTarget(t);
+      const floodAt = new Date(Date.now() + 4000);
+      await flood(t, flooding, 3000, floodAt);
+      const late = await quiet.createSchedule({
+        runAt: new Date(floodAt.getTime() + 100).toISOString(),
+      });
+      const db = t.app.get(DataSource);
+      await eventually(
+        async () => {
+          const [{ n }] = await db.query(
+            `SELECT count(*)::int AS n FROM occurrences WHERE tenant_id = $1`,
+            [flooding.tenant.id],
+          );
+          expect(n).toBe(3000);
+        },
+        { timeoutMs: 30_000, intervalMs: 100 },
+      );
+      const [{ quietCreated, floodDone }] = await db.query(
+        `SELECT (SELECT created_at FROM occurrences WHERE schedule_id = $1) AS "quietCreated",
+                (SELECT max(created_at) FROM occurrences WHERE tenant_id = $2) AS "floodDone"`,
+        [late.id, flooding.tenant.id],
+      );
+      // Oldest first alone, the quiet entry would have waited for all 60 batches of the flood.
+      expect(quietCreated).not.toBeNull();
+      expect(new Date(quietCreated).getTime()).toBeLessThan(new Date(floodDone).getTime());
+      expect(new Date(quietCreated).getTime()).toBeGreaterThanOrEqual(floodAt.getTime() + 100);
+    });
   });
 });
