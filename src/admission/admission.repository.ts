@@ -391,6 +391,7 @@ function toClaim(row: Row): Claim {
     payload: (row.payload ?? {}) as Record<string, unknown>,
     priority: priorityOfRank(row.priority as number),
     idempotencyKey: row.idempotency_key as string,
+    startsLate: row.starts_late === true,
   };
 }
 

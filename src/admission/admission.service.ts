@@ -405,11 +405,14 @@ export class AdmissionService {
     }
   }
 
-  /** The claims of first attempts, for run.late (later claims never are: they were started). */
+  /**
+   * The claims that started a first attempt late, for run.late: none on a schedule without
+   * lateAfterSeconds, so the common claim costs no statement here.
+   */
   private recordLateStarts(tx: Tx, claims: readonly Claim[]): Promise<void> {
     return this.events.recordLateStarts(
       tx,
-      claims.filter((claim) => claim.attempt === 1).map((claim) => claim.runId),
+      claims.filter((claim) => claim.startsLate).map((claim) => claim.runId),
     );
   }
 

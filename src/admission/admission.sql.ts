@@ -575,6 +575,11 @@ export const CLAIM_RUNS = `
            o.scheduled_at, (o.state = 'QUEUED' AND o.admitted_at IS NOT NULL) AS admitted,
            s.overlap_policy = ANY($5::text[]) AS concurrent, s.target_id AS schedule_target_id,
            s.payload,
+           -- Whether this claim starts the run later than its schedule's late_after_seconds
+           -- allows (the test RECORD_LATE_STARTS makes): the caller runs that statement only
+           -- when some claim says so, which none does on a schedule without the threshold.
+           (o.attempt_count = 0 AND s.late_after_seconds IS NOT NULL
+            AND now() > o.fires_at + make_interval(secs => s.late_after_seconds)) AS starts_late,
            row_number() OVER (PARTITION BY o.schedule_id ORDER BY o.scheduled_at, o.id) AS nth
       FROM batch b
      ${rowById(
@@ -608,7 +613,7 @@ export const CLAIM_RUNS = `
      WHERE tg.id IN (SELECT target_id FROM one_per_schedule WHERE NOT admitted)
   ), unadmitted AS (
     SELECT c.id, c.version, c.row_ctid, c.row_table, c.tenant_id, c.target_id, c.scheduled_at,
-           c.schedule_target_id, c.payload,
+           c.schedule_target_id, c.payload, c.starts_late,
            row_number() OVER (PARTITION BY c.tenant_id ORDER BY c.scheduled_at, c.id) AS nth,
            row_number() OVER (PARTITION BY c.target_id ORDER BY c.scheduled_at, c.id)
              AS nth_of_target
@@ -616,11 +621,11 @@ export const CLAIM_RUNS = `
      WHERE NOT c.admitted
   ), chosen AS (
     SELECT c.id, c.version, c.row_ctid, c.row_table, c.scheduled_at, c.schedule_target_id,
-           c.payload, c.admitted
+           c.payload, c.starts_late, c.admitted
       FROM one_per_schedule c WHERE c.admitted
     UNION ALL
     SELECT u.id, u.version, u.row_ctid, u.row_table, u.scheduled_at, u.schedule_target_id,
-           u.payload, false
+           u.payload, u.starts_late, false
       FROM unadmitted u JOIN free f ON f.tenant_id = u.tenant_id
       LEFT JOIN target_free tf ON tf.target_id = u.target_id
      WHERE u.nth <= least(f.permits, f.tokens)
@@ -642,6 +647,7 @@ export const CLAIM_RUNS = `
        AND ${IN_PARTITIONS_OF('o', '$7', '$8')}
     RETURNING o.id, o.tenant_id, o.schedule_id, o.fencing_token, o.attempt_count, o.lease_until,
               o.scheduled_at, c.schedule_target_id AS target_id, c.payload, o.priority, c.admitted,
+              c.starts_late,
               o.target_id AS counted_target_id,
               coalesce(o.idempotency_key, o.id) AS idempotency_key
   ), attempts AS (

@@ -15,6 +15,8 @@ export interface Claim {
   priority: RunPriority;
   /** What the attempt sends as Idempotency-Key: the run id, or a replay's original's. */
   idempotencyKey: string;
+  /** This claim starts the run's first attempt past its schedule's lateAfterSeconds. */
+  startsLate: boolean;
 }
 
 /** Why a claim was refused. Each is a different fact, and callers act on them differently. */

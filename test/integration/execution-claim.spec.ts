@@ -455,4 +455,20 @@ describe('execution: claims, fences, leases', () => {
       ),
     });
   });
+
+  it("says which claims start a first attempt past the schedule's lateAfterSeconds", async () => {
+    const strict = await w.createSchedule(targetId, { lateAfterSeconds: 60 });
+    const lenient = await w.createSchedule(targetId, { lateAfterSeconds: 7 * 24 * 3600 });
+    const unwatched = await w.createSchedule(targetId);
+    const anHourAgo = new Date(Date.now() - 3600_000);
+    const late = await w.insertRun(strict, anHourAgo);
+    const inTime = await w.insertRun(lenient, anHourAgo);
+    const noThreshold = await w.insertRun(unwatched, anHourAgo);
+    const startsLate = async (runId: string) =>
+      claimed(await execution.claim(w.tenant.id, runId, 'worker-a')).startsLate;
+    expect(await startsLate(late)).toBe(true);
+    expect(await startsLate(inTime)).toBe(false);
+    // Without a threshold no claim is late, so the claim runs no run.late statement at all.
+    expect(await startsLate(noThreshold)).toBe(false);
+  });
 });
