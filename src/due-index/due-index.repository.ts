@@ -6,6 +6,7 @@ import {
   DELETE_DUE_ENTRIES,
   INSERT_DUE_ENTRIES,
   NEXT_DUE_IN_SHARDS,
+  NEXT_FRESH_DUE,
   REMOVE_DUE_ENTRIES,
   REMOVE_DUE_ENTRIES_OF,
   WAIT_UNTIL,
@@ -110,6 +111,16 @@ export class DueIndexRepository {
       entries: rows.map(claimedEntry),
       horizon: null,
     };
+  }
+
+  /**
+   * Milliseconds until the earliest entry later than `after` is due by the database clock (0:
+   * due now), or null when there is none (see NEXT_FRESH_DUE).
+   */
+  async nextFreshDueInMs(shards: readonly number[], after: string): Promise<number | null> {
+    if (shards.length === 0) return null;
+    const [row] = await this.sql.rows<{ wait_ms: number | null }>(NEXT_FRESH_DUE, [shards, after]);
+    return row?.wait_ms ?? null;
   }
 
   /** Returns once the database clock has reached `exact` (sleeping in the database). */

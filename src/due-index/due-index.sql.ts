@@ -87,6 +87,22 @@ export const INSERT_DUE_ENTRIES = `
     FROM (SELECT min(due_at) AS first FROM added) a
    WHERE a.first < clock_timestamp() + make_interval(secs => $6::double precision / 1000)`;
 
+/**
+ * The fresh lane's look between its rounds, outside any transaction: how many ms until the
+ * earliest entry later than $2 (the backlog's latest instant) is due by the database clock (0:
+ * due now), null when there is none. One index probe per held shard, like NEXT_DUE_IN_SHARDS,
+ * and one round trip where a dispatch transaction that finds nothing takes four. $1 shards.
+ */
+export const NEXT_FRESH_DUE = `
+  SELECT CASE WHEN min(x.due_at) IS NOT NULL -- greatest() would turn "none" into 0
+              THEN greatest(0, extract(epoch FROM min(x.due_at) - now()) * 1000) END::float8
+           AS wait_ms
+    FROM unnest($1::smallint[]) AS s(shard)
+    CROSS JOIN LATERAL (
+      SELECT due_at FROM due_index
+       WHERE shard = s.shard AND due_at > $2::timestamptz
+       ORDER BY due_at LIMIT 1) x`;
+
 /** The earliest entry per held shard: one index probe per shard, never a scan of the rest. */
 export const NEXT_DUE_IN_SHARDS = `
   SELECT min(x.due_at) AS next_due_at

@@ -216,6 +216,11 @@ export class DueDispatcher {
     return this.dueIndex.nextDueIn(shards);
   }
 
+  /** Ms until the earliest entry later than `after` is due (0: now), null when none. */
+  nextFreshDueInMs(shards: readonly number[], after: string): Promise<number | null> {
+    return this.dueIndex.nextFreshDueInMs(shards, after);
+  }
+
   /** The database clock, for skew measurement. */
   databaseNow(): Promise<Date> {
     return this.clock.now();

@@ -43,12 +43,15 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
   private skewMs = 0;
   private readonly listener: DueListener;
   private readonly freshLane = new FreshLane(
-    async (after) => {
-      const result = await this.dispatcher.dispatch(this.owned, FRESH_LANE_BATCH, {
-        freshAfter: after,
-      });
-      this.record(result);
-      return result;
+    {
+      nextDueInMs: (after) => this.dispatcher.nextFreshDueInMs(this.owned, after),
+      serve: async (after) => {
+        const result = await this.dispatcher.dispatch(this.owned, FRESH_LANE_BATCH, {
+          freshAfter: after,
+        });
+        this.record(result);
+        return result;
+      },
     },
     (error) => this.logger.error({ err: errorSummary(error) }, 'poller fresh lane failed'),
   );
@@ -95,6 +98,7 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
   private signal(): void {
     this.wakeRequested = true;
     this.wake?.();
+    this.freshLane.wake();
   }
 
   private async run(): Promise<void> {

@@ -82,6 +82,12 @@ describe('due index: entries that fall due beside a backlog are served at once',
       const { ids: backlogIds, last } = await claimedBacklog;
       expect(backlogIds).toHaveLength(500);
       expect(backlogIds).not.toContain(late.id);
+      // The lane's look between rounds: due now past the backlog's instant, nothing past its own.
+      expect(await dueIndex.nextFreshDueInMs(ALL_SHARDS, last)).toBe(0);
+      const lateExact = (
+        await db.query(`SELECT due_at::text AS at FROM due_index WHERE schedule_id = $1`, [late.id])
+      )[0].at;
+      expect(await dueIndex.nextFreshDueInMs(ALL_SHARDS, lateExact)).toBeNull();
       const fresh = await transactions.run((tx) => dueIndex.claimFresh(tx, ALL_SHARDS, last, 100));
       releaseBacklog();
       await backlog;
