@@ -6,7 +6,6 @@ import {
   DELETE_DUE_ENTRIES,
   INSERT_DUE_ENTRIES,
   NEXT_DUE_IN_SHARDS,
-  NEXT_FRESH_DUE,
   REMOVE_DUE_ENTRIES,
   REMOVE_DUE_ENTRIES_OF,
   WAIT_UNTIL,
@@ -115,12 +114,10 @@ export class DueIndexRepository {
 
   /**
    * Milliseconds until the earliest entry later than `after` is due by the database clock (0:
-   * due now), or null when there is none (see NEXT_FRESH_DUE).
+   * due now), or null when there is none: the fresh lane's look (see NEXT_DUE_IN_SHARDS).
    */
   async nextFreshDueInMs(shards: readonly number[], after: string): Promise<number | null> {
-    if (shards.length === 0) return null;
-    const [row] = await this.sql.rows<{ wait_ms: number | null }>(NEXT_FRESH_DUE, [shards, after]);
-    return row?.wait_ms ?? null;
+    return (await this.earliest(shards, after))?.waitMs ?? null;
   }
 
   /** Returns once the database clock has reached `exact` (sleeping in the database). */
@@ -166,9 +163,19 @@ export class DueIndexRepository {
 
   /** The earliest due instant in the given shards (for the poller's wake-up timer). */
   async nextDueIn(shards: readonly number[]): Promise<Date | null> {
+    return (await this.earliest(shards, null))?.at ?? null;
+  }
+
+  private async earliest(
+    shards: readonly number[],
+    after: string | null,
+  ): Promise<{ at: Date; waitMs: number } | null> {
     if (shards.length === 0) return null;
-    const [row] = await this.sql.rows<{ next_due_at: Date | null }>(NEXT_DUE_IN_SHARDS, [shards]);
-    return row?.next_due_at ?? null;
+    const [row] = await this.sql.rows<{ next_due_at: Date | null; wait_ms: number | null }>(
+      NEXT_DUE_IN_SHARDS,
+      [shards, after],
+    );
+    return row?.next_due_at ? { at: row.next_due_at, waitMs: row.wait_ms ?? 0 } : null;
   }
 
   async remove(tx: Tx, scheduleId: string): Promise<void> {

@@ -88,27 +88,23 @@ export const INSERT_DUE_ENTRIES = `
    WHERE a.first < clock_timestamp() + make_interval(secs => $6::double precision / 1000)`;
 
 /**
- * The fresh lane's look between its rounds, outside any transaction: how many ms until the
- * earliest entry later than $2 (the backlog's latest instant) is due by the database clock (0:
- * due now), null when there is none. One index probe per held shard, like NEXT_DUE_IN_SHARDS,
- * and one round trip where a dispatch transaction that finds nothing takes four. $1 shards.
+ * The earliest entry per held shard later than $2 (null: any), and how many ms until it is due
+ * by the database clock (0: due now); both null when there is none. One index probe per shard,
+ * never a scan of the rest: the floor is a bound of the primary key's range (coalesce keeps it
+ * one in a generic plan too), so the fresh lane's look past a flood of one instant skips the
+ * flood's entries instead of reading them. The poller's wake-up timer asks with no floor, the
+ * fresh lane with the backlog's latest instant. $1 shards.
  */
-export const NEXT_FRESH_DUE = `
-  SELECT CASE WHEN min(x.due_at) IS NOT NULL -- greatest() would turn "none" into 0
+export const NEXT_DUE_IN_SHARDS = `
+  SELECT min(x.due_at) AS next_due_at,
+         CASE WHEN min(x.due_at) IS NOT NULL -- greatest() would turn "none" into 0
               THEN greatest(0, extract(epoch FROM min(x.due_at) - now()) * 1000) END::float8
            AS wait_ms
     FROM unnest($1::smallint[]) AS s(shard)
     CROSS JOIN LATERAL (
       SELECT due_at FROM due_index
-       WHERE shard = s.shard AND due_at > $2::timestamptz
+       WHERE shard = s.shard AND due_at > coalesce($2::timestamptz, '-infinity')
        ORDER BY due_at LIMIT 1) x`;
-
-/** The earliest entry per held shard: one index probe per shard, never a scan of the rest. */
-export const NEXT_DUE_IN_SHARDS = `
-  SELECT min(x.due_at) AS next_due_at
-    FROM unnest($1::smallint[]) AS s(shard)
-    CROSS JOIN LATERAL (
-      SELECT due_at FROM due_index WHERE shard = s.shard ORDER BY due_at LIMIT 1) x`;
 
 /** The channel INSERT_DUE_ENTRIES notifies. */
 export const DUE_CHANNEL = 'dueline_due';

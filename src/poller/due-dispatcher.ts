@@ -14,8 +14,8 @@ export interface DispatchResult {
   /** Due entries this batch took (dispatched or dropped); a full batch means "drain again". */
   entries: number;
   /**
-   * The latest due instant the batch took, exact (oldest-first batches take entries in due
-   * order, so their last); null when it took none.
+   * The latest due instant an oldest-first batch took, exact (its last entry); null when it took
+   * none, and for the fresh lane's batches (newest first), which no backlog follows.
    */
   lastDueAtExact: string | null;
   dropped: number;
@@ -92,7 +92,8 @@ export class DueDispatcher {
       const now: Date = horizon && horizon.at > dbNow ? horizon.at : dbNow;
       const result: DispatchResult = {
         entries: entries.length,
-        lastDueAtExact: entries.at(-1)?.dueAtExact ?? null,
+        lastDueAtExact:
+          options.freshAfter === undefined ? (entries.at(-1)?.dueAtExact ?? null) : null,
         dropped: 0,
         created: [],
         published: 0,

@@ -77,15 +77,16 @@ export class FreshLane {
     }
   }
 
+  /** Sleeps `ms`, or until wake() or stop(), whichever comes first. */
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(done, Math.max(1, Math.ceil(ms)));
-      const wakeUp = (): void => done();
-      this.wakeUp = wakeUp;
-      function done(): void {
+      const done = (): void => {
         clearTimeout(timer);
+        if (this.wakeUp === done) this.wakeUp = null;
         resolve();
-      }
+      };
+      const timer = setTimeout(done, Math.max(1, Math.ceil(ms)));
+      this.wakeUp = done;
     });
   }
 }
