@@ -34,5 +34,5 @@ export {
 } from './problem/database-unavailable';
 export { PROBLEM_CONTENT_TYPE, problemType, type Problem } from './problem/problem';
 export { NoControlCharacters } from './validation/no-control-characters';
-export { StrictValidationPipe } from './validation/validation.pipe';
+export { StrictValidationPipe, validateJsonObject } from './validation/validation.pipe';
 export { errorSummary } from './error-summary';

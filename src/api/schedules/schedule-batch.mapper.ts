@@ -1,31 +1,27 @@
-import { DomainError, problemOf, StrictValidationPipe } from '../../common';
+import { DomainError, problemOf, validateJsonObject } from '../../common';
 import type { Actor, CreateOutcome, CreateRequest } from '../../schedules';
-import type { BatchCreateSchedulesDto, BatchItemResultDto } from './schedule-batch.dto';
+import type { BatchItem } from './batch-envelope';
+import type { BatchItemResultDto } from './schedule-batch.dto';
 import { CreateScheduleDto } from './schedule-request.dto';
 import { toScheduleInput } from './schedule-request.mapper';
 import { ScheduleDto } from './schedule-response.dto';
 
-/** The very rules of POST /schedules's body, applied to one item at a time. */
-const itemValidation = new StrictValidationPipe();
-
-/** Each item as a create request, or the refusal of its schedule by the DTO rules. */
+/**
+ * Each item as a create request, or the refusal of its schedule by the very rules of POST
+ * /schedules's body.
+ */
 export async function toCreateRequests(
-  body: BatchCreateSchedulesDto,
-  rawItems: ReadonlyArray<{ schedule: unknown }>,
+  items: readonly BatchItem[],
   actor: Actor,
 ): Promise<Array<CreateRequest | DomainError>> {
   return Promise.all(
-    body.items.map(async (item, i) => {
+    items.map(async (item) => {
       try {
-        const dto = (await itemValidation.transform(item.schedule, {
-          type: 'body',
-          metatype: CreateScheduleDto,
-        })) as CreateScheduleDto;
-        // The body as sent is what an Idempotency-Key replay is compared with, as for one create.
-        const requestBody = rawItems[i].schedule;
+        const dto = await validateJsonObject(CreateScheduleDto, item.schedule);
         return {
           idempotencyKey: item.idempotencyKey,
-          requestBody,
+          // The body as sent is what an Idempotency-Key replay is compared with, as for one create.
+          requestBody: item.schedule,
           input: toScheduleInput(dto),
           actor,
         };

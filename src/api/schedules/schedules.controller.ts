@@ -14,6 +14,7 @@ import {
 } from '@nestjs/common';
 import {
   ApiBearerAuth,
+  ApiBody,
   ApiCreatedResponse,
   ApiHeader,
   ApiOkResponse,
@@ -37,6 +38,7 @@ import { requireIdempotencyKey, requireIfMatch } from '../common/required-header
 import { ResourceIdPipe } from '../common/resource-id.pipe';
 import { BatchCreateSchedulesDto, BatchResultDto } from './schedule-batch.dto';
 import { RevisionDto, RevisionPageDto, revisionNumberOf } from './schedule-revision.dto';
+import { readBatchEnvelope } from './batch-envelope';
 import { toBatchResult, toCreateRequests } from './schedule-batch.mapper';
 import {
   CreateScheduleDto,
@@ -113,16 +115,16 @@ export class SchedulesController {
       'Each item answers as POST /schedules would (201 with the schedule, or a 4xx problem), in ' +
       `request order. The body may be up to ${BATCH_BODY_LIMIT}.`,
   })
+  @ApiBody({ type: BatchCreateSchedulesDto })
   @ApiOkResponse({ type: BatchResultDto })
   @ApiProblems(413)
   async createBatch(
     @CurrentTenant() tenant: Tenant,
-    @Req() req: Request,
-    @Body() body: BatchCreateSchedulesDto,
+    // Unknown to the global pipe (its type is not a DTO): readBatchEnvelope checks it.
+    @Body() body: unknown,
     @CurrentActor() actor: Actor,
   ): Promise<BatchResultDto> {
-    const rawItems = (req.body as { items: Array<{ schedule: unknown }> }).items;
-    const requests = await toCreateRequests(body, rawItems, actor);
+    const requests = await toCreateRequests(readBatchEnvelope(body), actor);
     const valid = requests.filter((r): r is CreateRequest => !(r instanceof DomainError));
     const outcomes = await this.schedules.createBatch(tenant, valid);
     return { items: toBatchResult(requests, outcomes) };
