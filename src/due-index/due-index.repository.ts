@@ -95,29 +95,41 @@ export class DueIndexRepository {
   }
 
   /**
-   * Locks up to `limit` entries due by the database clock that are later than `after` (the last
-   * instant a backlog's batch took), newest first: the poller's fresh lane (see
-   * CLAIM_FRESHEST_DUE). They are all due, so the batch has no horizon to wait for.
+   * Locks up to `limit` entries later than `after` (the last instant a backlog's batch took),
+   * newest first: those due by the database clock or, when none is, those of the next instant
+   * within `lookaheadMs` (the horizon to commit at), future ones up to `prepared` (an instant a
+   * batch of the lane waits for) left out. The poller's fresh lane (see CLAIM_FRESHEST_DUE).
    */
   async claimFresh(
     tx: Tx,
     shards: readonly number[],
     after: string,
     limit: number,
+    lookaheadMs: number,
+    prepared: string | null = null,
   ): Promise<ClaimedDueBatch> {
-    const rows = await this.sql.rows<DueEntryRow>(CLAIM_FRESHEST_DUE, [shards, after, limit], tx);
+    const rows = await this.sql.rows<DueEntryRow & { horizon: Date; horizon_exact: string }>(
+      CLAIM_FRESHEST_DUE,
+      [shards, after, limit, lookaheadMs, prepared],
+      tx,
+    );
     return {
       entries: rows.map(claimedEntry),
-      horizon: null,
+      horizon: rows.length > 0 ? { at: rows[0].horizon, exact: rows[0].horizon_exact } : null,
     };
   }
 
   /**
    * Milliseconds until the earliest entry later than `after` is due by the database clock (0:
-   * due now), or null when there is none: the fresh lane's look (see NEXT_DUE_IN_SHARDS).
+   * due now), or null when there is none, future entries up to `prepared` (an instant a batch of
+   * the lane waits for) left out: the fresh lane's look (see NEXT_DUE_IN_SHARDS).
    */
-  async nextFreshDueInMs(shards: readonly number[], after: string): Promise<number | null> {
-    return (await this.earliest(shards, after))?.waitMs ?? null;
+  async nextFreshDueInMs(
+    shards: readonly number[],
+    after: string,
+    prepared: string | null = null,
+  ): Promise<number | null> {
+    return (await this.earliest(shards, after, prepared))?.waitMs ?? null;
   }
 
   /** Returns once the database clock has reached `exact` (sleeping in the database). */
@@ -163,17 +175,18 @@ export class DueIndexRepository {
 
   /** The earliest due instant in the given shards (for the poller's wake-up timer). */
   async nextDueIn(shards: readonly number[]): Promise<Date | null> {
-    return (await this.earliest(shards, null))?.at ?? null;
+    return (await this.earliest(shards, null, null))?.at ?? null;
   }
 
   private async earliest(
     shards: readonly number[],
     after: string | null,
+    prepared: string | null,
   ): Promise<{ at: Date; waitMs: number } | null> {
     if (shards.length === 0) return null;
     const [row] = await this.sql.rows<{ next_due_at: Date | null; wait_ms: number | null }>(
       NEXT_DUE_IN_SHARDS,
-      [shards, after],
+      [shards, after, prepared],
     );
     return row?.next_due_at ? { at: row.next_due_at, waitMs: row.wait_ms ?? 0 } : null;
   }

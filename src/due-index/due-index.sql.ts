@@ -41,17 +41,32 @@ export const CLAIM_DUE_ENTRIES = `
 
 /**
  * The poller's fresh lane, beside a backlog (a full batch of CLAIM_DUE_ENTRIES, oldest first):
- * the entries due by now in the same shards that are later than anything the backlog's batches
- * took ($2, the due_at of the last), newest first. One tenant's flood of entries due at one
- * instant then cannot hold back another tenant's entry that fell due after it: the lane's small
- * transactions run beside the backlog's large ones, and SKIP LOCKED keeps the two disjoint, while
- * the oldest-first batches guarantee the backlog progresses. A bounded index range scan (the
- * primary key read backwards), never a scan of the backlog. $1 shards, $3 limit.
+ * the entries in the same shards that are later than anything the backlog's batches took ($2,
+ * the due_at of the last), newest first. One tenant's flood of entries due at one instant then
+ * cannot hold back another tenant's entry that falls due after it: the lane's small transactions
+ * run beside the backlog's large ones, and SKIP LOCKED keeps the two disjoint, while the
+ * oldest-first batches guarantee the backlog progresses. Like CLAIM_DUE_ENTRIES, what is due by
+ * now or, when nothing is, the next instant within $4 ms (the horizon, committed at once it is
+ * reached), future entries up to $5 (an instant a batch of the lane is waiting for) left to that
+ * batch. Bounded index range scans past $2 (the primary key read from the floor, backwards for
+ * the batch), never a scan of the backlog. $1 shards, $3 limit.
  */
 export const CLAIM_FRESHEST_DUE = `
-  SELECT d.shard, d.due_at, d.due_at::text AS due_at_exact, d.schedule_id, d.revision
-    FROM due_index d
-   WHERE d.shard = ANY($1::smallint[]) AND d.due_at <= now() AND d.due_at > $2::timestamptz
+  WITH horizon AS (
+    SELECT greatest(now(),
+                    least(now() + make_interval(secs => $4::double precision / 1000),
+                          min(x.due_at))) AS at
+      FROM unnest($1::smallint[]) AS s(shard)
+     CROSS JOIN LATERAL (
+       SELECT due_at FROM due_index
+        WHERE shard = s.shard AND due_at > $2::timestamptz
+          AND ($5::timestamptz IS NULL OR due_at <= now() OR due_at > $5::timestamptz)
+        ORDER BY due_at LIMIT 1) x)
+  SELECT d.shard, d.due_at, d.due_at::text AS due_at_exact, d.schedule_id, d.revision,
+         h.at AS horizon, h.at::text AS horizon_exact
+    FROM due_index d, horizon h
+   WHERE d.shard = ANY($1::smallint[]) AND d.due_at > $2::timestamptz AND d.due_at <= h.at
+     AND ($5::timestamptz IS NULL OR d.due_at <= now() OR d.due_at > $5::timestamptz)
    ORDER BY d.due_at DESC
    LIMIT $3
    FOR UPDATE OF d SKIP LOCKED`;
@@ -89,11 +104,12 @@ export const INSERT_DUE_ENTRIES = `
 
 /**
  * The earliest entry per held shard later than $2 (null: any), and how many ms until it is due
- * by the database clock (0: due now); both null when there is none. One index probe per shard,
- * never a scan of the rest: the floor is a bound of the primary key's range (coalesce keeps it
- * one in a generic plan too), so the fresh lane's look past a flood of one instant skips the
- * flood's entries instead of reading them. The poller's wake-up timer asks with no floor, the
- * fresh lane with the backlog's latest instant. $1 shards.
+ * by the database clock (0: due now); both null when there is none. With $3 (an instant a batch
+ * of the fresh lane is waiting for), entries not yet due up to $3 are that batch's and left out.
+ * One index probe per shard, never a scan of the rest: the floor is a bound of the primary key's
+ * range (coalesce keeps it one in a generic plan too), so the fresh lane's look past a flood of
+ * one instant skips the flood's entries instead of reading them. The poller's wake-up timer asks
+ * with no floor, the fresh lane with the backlog's latest instant. $1 shards.
  */
 export const NEXT_DUE_IN_SHARDS = `
   SELECT min(x.due_at) AS next_due_at,
@@ -104,6 +120,7 @@ export const NEXT_DUE_IN_SHARDS = `
     CROSS JOIN LATERAL (
       SELECT due_at FROM due_index
        WHERE shard = s.shard AND due_at > coalesce($2::timestamptz, '-infinity')
+         AND ($3::timestamptz IS NULL OR due_at <= now() OR due_at > $3::timestamptz)
        ORDER BY due_at LIMIT 1) x`;
 
 /** The channel INSERT_DUE_ENTRIES notifies. */

@@ -34,8 +34,9 @@ export interface DispatchOptions {
   /** An instant a batch prepared ahead is waiting for: look only past it (see claimDue). */
   after?: string | null;
   /**
-   * The fresh lane beside a backlog: take only entries already due that are later than this
-   * instant (the last a backlog's batch took), newest first (see claimFresh).
+   * The fresh lane beside a backlog: take only entries later than this instant (the last a
+   * backlog's batch took), newest first, with the lookahead and `after` as above (see
+   * claimFresh).
    */
   freshAfter?: string;
   /** Called when the batch is prepared and starts waiting for its instant. */
@@ -86,7 +87,14 @@ export class DueDispatcher {
               options.lookaheadMs ?? 0,
               options.after ?? null,
             )
-          : await this.dueIndex.claimFresh(tx, shards, options.freshAfter, batchSize);
+          : await this.dueIndex.claimFresh(
+              tx,
+              shards,
+              options.freshAfter,
+              batchSize,
+              options.lookaheadMs ?? 0,
+              options.after ?? null,
+            );
       // Plan as of the instant the batch commits at: the horizon (the database's now() unless
       // the batch was prepared ahead for a later instant).
       const now: Date = horizon && horizon.at > dbNow ? horizon.at : dbNow;
@@ -217,9 +225,16 @@ export class DueDispatcher {
     return this.dueIndex.nextDueIn(shards);
   }
 
-  /** Ms until the earliest entry later than `after` is due (0: now), null when none. */
-  nextFreshDueInMs(shards: readonly number[], after: string): Promise<number | null> {
-    return this.dueIndex.nextFreshDueInMs(shards, after);
+  /**
+   * Ms until the earliest entry later than `after` is due (0: now), null when none; future
+   * entries up to `prepared` (a batch waits for that instant) are left out.
+   */
+  nextFreshDueInMs(
+    shards: readonly number[],
+    after: string,
+    prepared: string | null,
+  ): Promise<number | null> {
+    return this.dueIndex.nextFreshDueInMs(shards, after, prepared);
   }
 
   /** The database clock, for skew measurement. */

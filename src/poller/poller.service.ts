@@ -17,6 +17,7 @@ import {
 } from '../due-index';
 import { Lifecycle } from '../observability';
 import { DueDispatcher, type DispatchResult } from './due-dispatcher';
+import { backlogPauseMs } from './backlog-pause';
 import { FRESH_LANE_BATCH, FreshLane } from './fresh-lane';
 
 /** The longest the poller sleeps without looking at the index (see WAKE_HORIZON_MS). */
@@ -42,19 +43,7 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
   private wakeRequested = false;
   private skewMs = 0;
   private readonly listener: DueListener;
-  private readonly freshLane = new FreshLane(
-    {
-      nextDueInMs: (after) => this.dispatcher.nextFreshDueInMs(this.owned, after),
-      serve: async (after) => {
-        const result = await this.dispatcher.dispatch(this.owned, FRESH_LANE_BATCH, {
-          freshAfter: after,
-        });
-        this.record(result);
-        return result;
-      },
-    },
-    (error) => this.logger.error({ err: errorSummary(error) }, 'poller fresh lane failed'),
-  );
+  private readonly freshLane: FreshLane;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -65,6 +54,24 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
     notifications: DueNotificationsRepository,
   ) {
     this.listener = notifications.listen(() => this.signal());
+    this.freshLane = new FreshLane(
+      {
+        nextDueInMs: (after, prepared) =>
+          this.dispatcher.nextFreshDueInMs(this.owned, after, prepared),
+        serve: async (after, prepared, onWaiting) => {
+          const result = await this.dispatcher.dispatch(this.owned, FRESH_LANE_BATCH, {
+            freshAfter: after,
+            lookaheadMs: config.poller.lookaheadMs,
+            after: prepared,
+            onWaiting,
+          });
+          this.record(result);
+          return result;
+        },
+      },
+      config.poller.lookaheadMs,
+      (error) => this.logger.error({ err: errorSummary(error) }, 'poller fresh lane failed'),
+    );
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -160,6 +167,7 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
         const prepared = new Promise<{ instant: string; full: boolean }>(
           (resolve) => (startedWaiting = resolve),
         );
+        const startedAt = performance.now();
         const dispatching = this.dispatcher.dispatch(this.owned, this.config.poller.batchSize, {
           lookaheadMs: this.config.poller.lookaheadMs,
           after,
@@ -173,6 +181,7 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
           this.record(outcome.result);
           if (outcome.result.entries < this.config.poller.batchSize) return;
           this.followBacklog(outcome.result);
+          await this.yieldToOthers(outcome.result, performance.now() - startedAt);
           continue;
         }
         if (outcome.ahead.full) {
@@ -181,6 +190,7 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
           this.record(result);
           this.followBacklog(result);
           after = null;
+          await this.yieldToOthers(result, performance.now() - startedAt);
           continue;
         }
         const settled: Promise<void> = dispatching
@@ -198,6 +208,15 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
     }
     // A waiting batch that failed: its entries stay due for the next round.
     if (failure !== null) throw failure;
+  }
+
+  /** After a throttled flood's full batch, room for everyone else (see backlogPauseMs). */
+  private async yieldToOthers(result: DispatchResult, tookMs: number): Promise<void> {
+    const ms = backlogPauseMs(
+      { created: result.created.length, published: result.published },
+      tookMs,
+    );
+    if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
   }
 
   private followBacklog(result: DispatchResult): void {

@@ -88,13 +88,65 @@ describe('due index: entries that fall due beside a backlog are served at once',
         await db.query(`SELECT due_at::text AS at FROM due_index WHERE schedule_id = $1`, [late.id])
       )[0].at;
       expect(await dueIndex.nextFreshDueInMs(ALL_SHARDS, lateExact)).toBeNull();
-      const fresh = await transactions.run((tx) => dueIndex.claimFresh(tx, ALL_SHARDS, last, 100));
+      const fresh = await transactions.run((tx) =>
+        dueIndex.claimFresh(tx, ALL_SHARDS, last, 100, 0),
+      );
+      const [{ now }] = await db.query(`SELECT now() AS now`);
       releaseBacklog();
       await backlog;
       // Only what fell due after the backlog's instant: the quiet entry, not the other 300
       // entries of the flood, which the backlog's next batch takes.
       expect(fresh.entries.map((e) => e.scheduleId)).toEqual([late.id]);
-      expect(fresh.horizon).toBeNull();
+      // Due already: the horizon is the claim's own clock, nothing to wait for.
+      expect(fresh.horizon!.at.getTime()).toBeGreaterThan(floodAt.getTime() + 500);
+      expect(fresh.horizon!.at.getTime()).toBeLessThanOrEqual(new Date(now).getTime());
+    });
+
+    it('takes the next instant past the floor within the lookahead, leaving one a batch waits for', async () => {
+      const flooding = await tenantWithTarget(t);
+      const quiet = await tenantWithTarget(t);
+      const floodAt = new Date(Date.now() + 1500);
+      await flood(t, flooding, 200, floodAt);
+      const db = t.app.get(DataSource);
+      await untilDatabaseClockPasses(db, floodAt);
+      const soon = await quiet.createSchedule({
+        runAt: new Date(Date.now() + 3000).toISOString(),
+      });
+      const later = await quiet.createSchedule({
+        runAt: new Date(Date.now() + 3500).toISOString(),
+      });
+      const exactOf = async (id: string): Promise<string> =>
+        (await db.query(`SELECT due_at::text AS at FROM due_index WHERE schedule_id = $1`, [id]))[0]
+          .at;
+      const [floor, soonAt, laterAt] = [
+        (
+          await db.query(`SELECT max(due_at)::text AS at FROM due_index WHERE tenant_id = $1`, [
+            flooding.tenant.id,
+          ])
+        )[0].at as string,
+        await exactOf(soon.id),
+        await exactOf(later.id),
+      ];
+      const dueIndex = t.app.get(DueIndexRepository);
+      const transactions = t.app.get(Transactions);
+      const claim = (lookaheadMs: number, prepared: string | null = null) =>
+        transactions.run((tx) =>
+          dueIndex.claimFresh(tx, ALL_SHARDS, floor, 100, lookaheadMs, prepared),
+        );
+      // Out of reach of a short lookahead: nothing, and the flood at the floor is never taken.
+      expect((await claim(100)).entries).toEqual([]);
+      // Within reach: the earliest instant only, with that instant as the horizon to commit at.
+      const ahead = await claim(10_000);
+      expect(ahead.entries.map((e) => e.scheduleId)).toEqual([soon.id]);
+      expect(ahead.horizon?.exact).toBe(soonAt);
+      // A batch waits for that instant: the next one looks past it, and so does the look.
+      const next = await claim(10_000, soonAt);
+      expect(next.entries.map((e) => e.scheduleId)).toEqual([later.id]);
+      expect(next.horizon?.exact).toBe(laterAt);
+      const inMs = await dueIndex.nextFreshDueInMs(ALL_SHARDS, floor, soonAt);
+      expect(inMs).toBeGreaterThan(2000);
+      expect(inMs).toBeLessThanOrEqual(3500);
+      expect(await dueIndex.nextFreshDueInMs(ALL_SHARDS, floor, laterAt)).toBeNull();
     });
   });
 
