@@ -19,7 +19,6 @@ import {
   CLAIM_RUNS,
   END_RUNS_OF_GONE_TARGET,
   SPEND_TARGET_TOKENS_OF_RUNS,
-  TARGET_BUDGETS,
   TARGETS_WAITING,
   FLEET_BACKLOG,
   DIAGNOSE_CLAIM,
@@ -32,7 +31,7 @@ import {
   SKIP_PAST_START_DEADLINE,
   SPEND_TOKENS,
   TENANT_ADMISSION,
-  TENANT_BUDGETS,
+  NEW_RUN_BUDGETS,
   TENANTS_WAITING,
   WAITING_DEMANDS,
   WAITING_SUMMARY,
@@ -133,51 +132,67 @@ export class AdmissionRepository {
     return rows.map(toClaim);
   }
 
-  async budgets(tx: Tx, tenantIds: readonly string[]): Promise<Map<string, TenantBudget>> {
-    const rows = await this.sql.rows<{
-      tenant_id: string;
-      permits: number;
-      tokens: number;
-      waiting: boolean;
-      weight: number;
-      holding: number;
-    }>(TENANT_BUDGETS, [[...new Set(tenantIds)]], tx);
-    return new Map(
-      rows.map((r) => [
-        r.tenant_id,
-        {
-          permits: Number(r.permits),
-          tokens: Number(r.tokens),
-          waiting: r.waiting,
-          weight: r.weight,
-          holding: r.holding,
-        },
-      ]),
-    );
-  }
-
-  /** The budgets of the limited targets of these schedules, by schedule (see TARGET_BUDGETS). */
-  async targetBudgets(tx: Tx, scheduleIds: readonly string[]): Promise<Map<string, TargetBudget>> {
-    const rows = await this.sql.rows<{
-      schedule_id: string;
-      target_id: string;
-      room: number;
-      gone: boolean;
-      backing_off: boolean;
-      waiting: boolean;
-    }>(TARGET_BUDGETS, [[...new Set(scheduleIds)]], tx);
-    return new Map(
-      rows.map((r) => [
-        r.schedule_id,
-        {
-          targetId: r.target_id,
-          room: Number(r.room),
-          gone: r.gone,
-          backingOff: r.backing_off,
-          waiting: r.waiting,
-        },
-      ]),
-    );
+  /**
+   * What admitting new runs needs, read under their tenants' permit locks (see NEW_RUN_BUDGETS):
+   * the tenants' budgets, the budgets of the limited targets by schedule, and the fleet's
+   * backlog when asked for (else null).
+   */
+  async newRunBudgets(
+    tx: Tx,
+    tenantIds: readonly string[],
+    scheduleIds: readonly string[],
+    withFleetBacklog: boolean,
+  ): Promise<{
+    tenants: Map<string, TenantBudget>;
+    targets: Map<string, TargetBudget>;
+    fleetBacklog: number | null;
+  }> {
+    const [row] = await this.sql.rows<{
+      tenants: Array<{
+        tenant_id: string;
+        permits: number;
+        tokens: number;
+        waiting: boolean;
+        weight: number;
+        holding: number;
+      }>;
+      targets: Array<{
+        schedule_id: string;
+        target_id: string;
+        room: number;
+        gone: boolean;
+        backing_off: boolean;
+        waiting: boolean;
+      }>;
+      fleet_backlog: number | null;
+    }>(NEW_RUN_BUDGETS, [[...new Set(tenantIds)], [...new Set(scheduleIds)], withFleetBacklog], tx);
+    return {
+      tenants: new Map(
+        row.tenants.map((r) => [
+          r.tenant_id,
+          {
+            permits: Number(r.permits),
+            tokens: Number(r.tokens),
+            waiting: r.waiting,
+            weight: Number(r.weight),
+            holding: Number(r.holding),
+          },
+        ]),
+      ),
+      targets: new Map(
+        row.targets.map((r) => [
+          r.schedule_id,
+          {
+            targetId: r.target_id,
+            room: Number(r.room),
+            gone: r.gone,
+            backingOff: r.backing_off,
+            waiting: r.waiting,
+          },
+        ]),
+      ),
+      fleetBacklog: row.fleet_backlog,
+    };
   }
 
   /** One token of its target per run created admitted (see SPEND_TARGET_TOKENS_OF_RUNS). */
@@ -229,8 +244,8 @@ export class AdmissionRepository {
   }
 
   /** Admitted normal/low runs waiting in the queue for a worker (see FLEET_BACKLOG). */
-  async fleetBacklog(tx?: Tx): Promise<number> {
-    const [row] = await this.sql.rows<{ backlog: number }>(FLEET_BACKLOG, [], tx);
+  async fleetBacklog(): Promise<number> {
+    const [row] = await this.sql.rows<{ backlog: number }>(FLEET_BACKLOG);
     return row?.backlog ?? 0;
   }
 

@@ -144,15 +144,14 @@ export class AdmissionService {
     if (runs.length === 0) return;
     const tenantIds = runs.map((run) => run.tenantId);
     await this.admission.lockTenantsPermits(tx, tenantIds);
-    const budgets = await this.admission.budgets(tx, tenantIds);
-    const fleet = runs.some((run) => run.priority !== 'high')
-      ? await this.fleetRoom(tx)
-      : { free: null };
-    const targets = await this.admission.targetBudgets(
+    const { tenants, targets, fleetBacklog } = await this.admission.newRunBudgets(
       tx,
+      tenantIds,
       runs.map((run) => run.scheduleId),
+      runs.some((run) => run.priority !== 'high'),
     );
-    const decisions = decideAdmission(runs, budgets, fleet, targets);
+    const fleet = fleetBacklog === null ? { free: null } : this.roomBeside(fleetBacklog);
+    const decisions = decideAdmission(runs, tenants, fleet, targets);
     runs.forEach((run, i) => {
       const decision = decisions[i];
       if (decision.admitted) run.admitted = true;
@@ -274,8 +273,12 @@ export class AdmissionService {
   }
 
   /** The fleet's room for normal/low runs now (see FLEET_BACKLOG). */
-  private async fleetRoom(tx?: Tx): Promise<FleetRoom> {
-    const backlog = await this.admission.fleetBacklog(tx);
+  private async fleetRoom(): Promise<FleetRoom> {
+    return this.roomBeside(await this.admission.fleetBacklog());
+  }
+
+  /** The fleet's room beside `backlog` admitted runs waiting for a worker. */
+  private roomBeside(backlog: number): FleetRoom {
     return { free: Math.max(0, this.config.admission.fleetBacklog - backlog) };
   }
 

@@ -266,6 +266,19 @@ export const FLEET_BACKLOG = `
    WHERE o.state = 'QUEUED' AND o.admitted_at IS NOT NULL AND o.priority > 0`;
 
 /**
+ * What the admission of new runs reads under their tenants' permit locks, in one round trip
+ * instead of three: TENANT_BUDGETS for tenants $1, TARGET_BUDGETS for schedules $2 and, when $3,
+ * FLEET_BACKLOG (null otherwise), each as the statement of its own would read it (one snapshot
+ * for the three, taken after the locks, as each of theirs was). $1 tenant ids, $2 schedule ids.
+ */
+export const NEW_RUN_BUDGETS = `
+  SELECT (SELECT coalesce(json_agg(b), '[]')
+            FROM (${TENANT_BUDGETS}) b) AS tenants,
+         (SELECT coalesce(json_agg(tb), '[]')
+            FROM (${TARGET_BUDGETS.replaceAll('$1', '$2')}) tb) AS targets,
+         CASE WHEN $3::boolean THEN (${FLEET_BACKLOG}) END AS fleet_backlog`;
+
+/**
  * What the waiting tenants ($1) could take this round, for the admitter's fair share: weight,
  * permits held, and how many waiting `normal`/`low` runs they could afford now (at most $2),
  * read without their locks (each tenant's own transaction then decides under its lock). The

@@ -29,7 +29,11 @@ export interface ClaimedDueBatch {
    * due, else the one instant it was prepared ahead for. Null when the batch is empty.
    */
   horizon: { at: Date; exact: string } | null;
+  /** The transaction's now(), read with the claim. Null when the batch is empty. */
+  transactionNow: Date | null;
 }
+
+type ClaimedRow = DueEntryRow & { horizon: Date; horizon_exact: string; transaction_now: Date };
 
 export interface DueEntry {
   scheduleId: string;
@@ -49,6 +53,15 @@ interface DueEntryRow {
   due_at_exact: string;
   schedule_id: string;
   revision: number;
+}
+
+function claimedBatch(rows: readonly ClaimedRow[]): ClaimedDueBatch {
+  const [first] = rows;
+  return {
+    entries: rows.map(claimedEntry),
+    horizon: first ? { at: first.horizon, exact: first.horizon_exact } : null,
+    transactionNow: first?.transaction_now ?? null,
+  };
 }
 
 function claimedEntry(row: DueEntryRow): ClaimedDueEntry {
@@ -83,15 +96,9 @@ export class DueIndexRepository {
     lookaheadMs: number,
     after: string | null = null,
   ): Promise<ClaimedDueBatch> {
-    const rows = await this.sql.rows<DueEntryRow & { horizon: Date; horizon_exact: string }>(
-      CLAIM_DUE_ENTRIES,
-      [shards, limit, lookaheadMs, after],
-      tx,
+    return claimedBatch(
+      await this.sql.rows<ClaimedRow>(CLAIM_DUE_ENTRIES, [shards, limit, lookaheadMs, after], tx),
     );
-    return {
-      entries: rows.map(claimedEntry),
-      horizon: rows.length > 0 ? { at: rows[0].horizon, exact: rows[0].horizon_exact } : null,
-    };
   }
 
   /**
@@ -108,15 +115,13 @@ export class DueIndexRepository {
     lookaheadMs: number,
     prepared: string | null = null,
   ): Promise<ClaimedDueBatch> {
-    const rows = await this.sql.rows<DueEntryRow & { horizon: Date; horizon_exact: string }>(
-      CLAIM_FRESHEST_DUE,
-      [shards, after, limit, lookaheadMs, prepared],
-      tx,
+    return claimedBatch(
+      await this.sql.rows<ClaimedRow>(
+        CLAIM_FRESHEST_DUE,
+        [shards, after, limit, lookaheadMs, prepared],
+        tx,
+      ),
     );
-    return {
-      entries: rows.map(claimedEntry),
-      horizon: rows.length > 0 ? { at: rows[0].horizon, exact: rows[0].horizon_exact } : null,
-    };
   }
 
   /**

@@ -16,7 +16,8 @@ export const REMOVE_DUE_ENTRIES_OF = `DELETE FROM due_index WHERE schedule_id = 
  * that batch: the next one looks past it, so a batch waiting for its instant never holds up the
  * preparation of the next. Cost follows the due entries, not the total: the primary key
  * (shard, due_at, schedule_id) answers both the per-shard minimum and the range. SKIP LOCKED lets
- * pollers that briefly overlap on a shard take disjoint entries.
+ * pollers that briefly overlap on a shard take disjoint entries. Each row also carries the
+ * transaction's now(), which the dispatch would otherwise ask for in a round trip of its own.
  * $1 shards, $2 limit, $3 lookahead ms, $4 instant already being prepared (or null).
  */
 export const CLAIM_DUE_ENTRIES = `
@@ -31,7 +32,7 @@ export const CLAIM_DUE_ENTRIES = `
           AND ($4::timestamptz IS NULL OR due_at <= now() OR due_at > $4::timestamptz)
         ORDER BY due_at LIMIT 1) x)
   SELECT d.shard, d.due_at, d.due_at::text AS due_at_exact, d.schedule_id, d.revision,
-         h.at AS horizon, h.at::text AS horizon_exact
+         h.at AS horizon, h.at::text AS horizon_exact, now() AS transaction_now
     FROM due_index d, horizon h
    WHERE d.shard = ANY($1::smallint[]) AND d.due_at <= h.at
      AND ($4::timestamptz IS NULL OR d.due_at <= now() OR d.due_at > $4::timestamptz)
@@ -63,7 +64,7 @@ export const CLAIM_FRESHEST_DUE = `
           AND ($5::timestamptz IS NULL OR due_at <= now() OR due_at > $5::timestamptz)
         ORDER BY due_at LIMIT 1) x)
   SELECT d.shard, d.due_at, d.due_at::text AS due_at_exact, d.schedule_id, d.revision,
-         h.at AS horizon, h.at::text AS horizon_exact
+         h.at AS horizon, h.at::text AS horizon_exact, now() AS transaction_now
     FROM due_index d, horizon h
    WHERE d.shard = ANY($1::smallint[]) AND d.due_at > $2::timestamptz AND d.due_at <= h.at
      AND ($5::timestamptz IS NULL OR d.due_at <= now() OR d.due_at > $5::timestamptz)

@@ -77,8 +77,7 @@ export class DueDispatcher {
     options: DispatchOptions = {},
   ): Promise<DispatchResult> {
     return this.transactions.run(async (tx) => {
-      const dbNow = await this.clock.transactionNow(tx);
-      const { entries, horizon } =
+      const { entries, horizon, transactionNow } =
         options.freshAfter === undefined
           ? await this.dueIndex.claimDue(
               tx,
@@ -95,6 +94,8 @@ export class DueDispatcher {
               options.lookaheadMs ?? 0,
               options.after ?? null,
             );
+      // The claim reads the transaction's clock when it takes entries; an empty batch asks.
+      const dbNow = transactionNow ?? (await this.clock.transactionNow(tx));
       // Plan as of the instant the batch commits at: the horizon (the database's now() unless
       // the batch was prepared ahead for a later instant).
       const now: Date = horizon && horizon.at > dbNow ? horizon.at : dbNow;

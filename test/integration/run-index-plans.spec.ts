@@ -4,6 +4,7 @@ import {
   ADMIT_WAITING,
   CLAIM_RUNS,
   FLEET_BACKLOG,
+  NEW_RUN_BUDGETS,
   LOCK_SCHEDULES_OF_CLAIMS,
   SKIP_PAST_START_DEADLINE,
   TENANT_BUDGETS,
@@ -74,6 +75,11 @@ describe('run index plans made while the history was empty', () => {
     await client.query({ name: 'budgets', text: TENANT_BUDGETS, values: [[tenantId]] });
     await client.query({ name: 'demands', text: WAITING_DEMANDS, values: [[tenantId], 500] });
     await client.query({ name: 'backlog', text: FLEET_BACKLOG, values: [] });
+    await client.query({
+      name: 'new_run_budgets',
+      text: NEW_RUN_BUDGETS,
+      values: [[tenantId], [], true],
+    });
     await client.query('BEGIN');
     await client.query({ name: 'deadline', text: SKIP_PAST_START_DEADLINE, values: [500] });
     await client.query({ name: 'admit', text: ADMIT_WAITING, values: [tenantId, 500, 500] });
@@ -220,6 +226,13 @@ describe('run index plans made while the history was empty', () => {
   it('counts the fleet backlog from admitted runs alone', async () => {
     const backlog = await explain('backlog', '');
     expect(runRowsRead(backlog)).toBeLessThan(4 * HOLDING);
+  });
+
+  it("reads a new run's budgets (tenant, targets, fleet) in one statement as each would alone", async () => {
+    const budgets = await explain('new_run_budgets', `('{${tenantId}}', '{}', true)`);
+    // The tenant's permits from its holding runs, the fleet's backlog from the admitted runs:
+    // the flood's waiting runs are not read.
+    expect(runRowsRead(budgets)).toBeLessThan(8 * HOLDING);
   });
 
   it('finds runs past their start deadline without reading the waiting ones', async () => {
