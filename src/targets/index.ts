@@ -3,6 +3,7 @@ export {
   TARGET_LIMITS,
   TARGET_METHODS,
   TARGET_STATUSES,
+  DispatchTargets,
   type DispatchTarget,
   type RotatedSecret,
   type SecretRotation,
@@ -12,6 +13,7 @@ export {
   type TargetMethod,
   type TargetPage,
   type TargetPatch,
+  type TargetRef,
   type TargetStatus,
 } from './target';
 export { TargetEntity } from './target.entity';

@@ -59,6 +59,33 @@ export interface Target {
 }
 
 /** The worker's view: the only shape that carries the signing secrets. */
+/** One tenant's target, as a run names it. */
+export interface TargetRef {
+  tenantId: string;
+  targetId: string;
+}
+
+/**
+ * The targets a batch of runs of many tenants is sent to, each found only under its own tenant
+ * (a run of one tenant never gets another's target, whatever id it names).
+ */
+export class DispatchTargets {
+  private readonly byTenant = new Map<string, Map<string, DispatchTarget>>();
+
+  constructor(targets: readonly DispatchTarget[] = []) {
+    for (const target of targets) {
+      const ofTenant = this.byTenant.get(target.tenantId) ?? new Map<string, DispatchTarget>();
+      ofTenant.set(target.id, target);
+      this.byTenant.set(target.tenantId, ofTenant);
+    }
+  }
+
+  /** The live target `targetId` of `tenantId`, or null (unknown, another's, deleted). */
+  of(tenantId: string, targetId: string): DispatchTarget | null {
+    return this.byTenant.get(tenantId)?.get(targetId) ?? null;
+  }
+}
+
 export interface DispatchTarget extends Omit<Target, 'auth'> {
   /** Newest first: the current secret, then a rotated-out one still in its overlap. */
   signingSecrets: string[];

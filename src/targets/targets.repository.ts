@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { SQL_STATE, SqlRunner, sqlFailureOf, type Tx } from '../database';
 import { TargetEntity } from './target.entity';
-import type { Target, TargetKind, TargetMethod, TargetStatus } from './target';
+import type { Target, TargetKind, TargetMethod, TargetRef, TargetStatus } from './target';
 import type { TargetAuthView } from './target-auth';
 import {
   BACK_OFF_TARGET,
@@ -159,17 +159,15 @@ export class TargetsRepository {
     return rows[0] ? toTarget(rows[0]) : null;
   }
 
-  async findManyForDispatch(
-    tenantId: string,
-    ids: readonly string[],
-  ): Promise<SealedDispatchTarget[]> {
+  /** The live targets among `refs` (each a tenant's target), sealed (see the service). */
+  async findManyForDispatch(refs: readonly TargetRef[]): Promise<SealedDispatchTarget[]> {
     const rows = await this.sql.rows<
       TargetRow & {
         signing_secret: string | null;
         previous_signing_secret: string | null;
         auth: string | null;
       }
-    >(SELECT_TARGETS_FOR_DISPATCH, [tenantId, ids]);
+    >(SELECT_TARGETS_FOR_DISPATCH, [refs.map((r) => r.tenantId), refs.map((r) => r.targetId)]);
     return rows.map((row) => ({
       ...toTarget(row),
       auth: row.auth,

@@ -22,6 +22,7 @@ import { targetHeaderProblems } from './target-headers';
 import {
   DISABLED_BY_REQUEST,
   DispatchTarget,
+  DispatchTargets,
   RotatedSecret,
   SecretRotation,
   Target,
@@ -29,6 +30,7 @@ import {
   TargetInput,
   TargetPage,
   TargetPatch,
+  TargetRef,
 } from './target';
 import { TargetsRepository, TargetValues, WriteOutcome } from './targets.repository';
 
@@ -187,27 +189,41 @@ export class TargetsService {
   }
 
   /**
-   * For the worker only: the live targets among `ids`, by id, with their signing secrets. Never
-   * pass the result to an API response or a log. A deleted or unknown one is absent: nothing
-   * is sent to it any more.
+   * For the worker only: the live targets among `ids` of one tenant, by id, with their signing
+   * secrets. Never pass the result to an API response or a log. A deleted or unknown one is
+   * absent: nothing is sent to it any more.
    */
   async getManyForDispatch(
     tenantId: string,
     ids: readonly string[],
   ): Promise<Map<string, DispatchTarget>> {
-    const valid = [...new Set(ids)].filter(isUuid);
-    if (valid.length === 0) return new Map();
-    const targets = await this.targets.findManyForDispatch(tenantId, valid);
-    return new Map(
-      targets.map((target) => [
-        target.id,
-        {
-          ...target,
-          signingSecrets: target.signingSecrets.map((sealed) => this.box.open(sealed, SECRET)),
-          auth: target.auth ? (JSON.parse(this.box.open(target.auth, AUTH)) as TargetAuth) : null,
-        },
-      ]),
-    );
+    const targets = await this.openForDispatch(ids.map((targetId) => ({ tenantId, targetId })));
+    return new Map(targets.map((target) => [target.id, target]));
+  }
+
+  /**
+   * The same for a batch of runs of many tenants, in one read: each target found only under the
+   * tenant that names it.
+   */
+  async getForDispatch(refs: readonly TargetRef[]): Promise<DispatchTargets> {
+    return new DispatchTargets(await this.openForDispatch(refs));
+  }
+
+  private async openForDispatch(refs: readonly TargetRef[]): Promise<DispatchTarget[]> {
+    const seen = new Set<string>();
+    const valid = refs.filter((ref) => {
+      const key = `${ref.tenantId}/${ref.targetId}`;
+      if (seen.has(key) || !isUuid(ref.tenantId) || !isUuid(ref.targetId)) return false;
+      seen.add(key);
+      return true;
+    });
+    if (valid.length === 0) return [];
+    const targets = await this.targets.findManyForDispatch(valid);
+    return targets.map((target) => ({
+      ...target,
+      signingSecrets: target.signingSecrets.map((sealed) => this.box.open(sealed, SECRET)),
+      auth: target.auth ? (JSON.parse(this.box.open(target.auth, AUTH)) as TargetAuth) : null,
+    }));
   }
 
   /**

@@ -17,16 +17,20 @@ export const SELECT_TARGET = `
    WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL`;
 
 /**
- * The live targets among $2 (ids) of tenant $1, with their secrets: the only statement that
- * reads them, for the worker to sign requests. A rotated-out secret past its overlap is not
- * used, even before the relay drops it (DROP_EXPIRED_PREVIOUS_SECRETS).
+ * The live targets named by ($1 tenant, $2 target id) pairs, with their secrets: the only
+ * statement that reads them, for the worker to sign requests. Each pair is matched on both
+ * columns, so a target is found only for its own tenant, and one statement serves a batch of
+ * runs of many tenants (each tenant's runs of a batch cost no statement of their own). A
+ * rotated-out secret past its overlap is not used, even before the relay drops it
+ * (DROP_EXPIRED_PREVIOUS_SECRETS).
  */
 export const SELECT_TARGETS_FOR_DISPATCH = `
   SELECT ${TARGET_COLUMNS}, signing_secret, auth,
          CASE WHEN previous_signing_secret_expires_at > now() THEN previous_signing_secret END
            AS previous_signing_secret
     FROM targets
-   WHERE tenant_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL`;
+   WHERE (tenant_id, id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[]))
+     AND deleted_at IS NULL`;
 
 // Keyset pagination over targets_tenant_listing_idx by (created_at, id).
 const LIST_SELECT = `

@@ -16,7 +16,7 @@ import {
 import { Lifecycle } from '../observability';
 import type { RunJob } from '../queue';
 import { OccurrencesService } from '../occurrences';
-import { TargetsService, type DispatchTarget } from '../targets';
+import { TargetsService, type DispatchTarget, type DispatchTargets } from '../targets';
 import {
   contextOf,
   inSpan,
@@ -107,62 +107,83 @@ export class RunExecutor {
     lane: WorkerLane = 'other',
   ): Promise<void> {
     const failures: unknown[] = [];
-    const byTenant = new Map<string, Array<Job<RunJob>>>();
-    for (const job of jobs) {
-      const group = byTenant.get(job.data.tenantId) ?? [];
-      group.push(job);
-      byTenant.set(job.data.tenantId, group);
-    }
-    await Promise.all(
-      [...byTenant].map(async ([tenantId, group]) => {
-        const held = await this.claim(tenantId, group, onWake).catch((error: unknown) => {
+    const claimSentAt = performance.now();
+    const claimSentAtMs = Date.now();
+    // Each submit joins whatever this process is claiming at the moment (see `claims`).
+    const fast = await Promise.allSettled(jobs.map((job) => this.claims.submit(job.data)));
+    const held: HeldClaim[] = [];
+    const rest: Array<Job<RunJob>> = [];
+    fast.forEach((result, i) => {
+      if (result.status === 'rejected') failures.push(result.reason);
+      else if (result.value) {
+        held.push({ claim: result.value, claimSentAt, claimSentAtMs, claimedAtMs: Date.now() });
+      } else rest.push(jobs[i]);
+    });
+    this.attemptAll(held, onWake, lane);
+    const alone = await Promise.all(
+      rest.map((job) =>
+        this.claimAlone(job, onWake).catch((error: unknown) => {
           failures.push(error);
-          return [];
-        });
-        if (held.length === 0) return;
-        // Looked up beside the attempts, not before the claims resolve: the fetch loop goes on
-        // to its next batch while this batch's targets load.
-        const context = this.dispatchContext(tenantId, held);
-        for (const h of held) {
-          const attempt = context.then(({ targets, traces }) =>
-            this.run(h, targets, traces.get(h.claim.runId)),
-          );
-          this.track(attempt, onWake, lane);
-        }
-      }),
+          return null;
+        }),
+      ),
+    );
+    this.attemptAll(
+      alone.filter((h): h is HeldClaim => h !== null),
+      onWake,
+      lane,
     );
     if (failures.length > 0) throw failures[0];
   }
 
   /**
-   * What the attempts of a tenant's claimed runs need: their targets (one read; a failure is
-   * TargetsUnavailable, which ends each attempt retryable without a call) and, only when spans
-   * are recorded, the runs' traces (a failure costs the spans, never the run). Never rejects.
+   * Starts the attempts of claimed runs. Their targets (of every tenant at once: one read for
+   * the batch) load beside the attempts, not before the claims resolve: the fetch loop goes on
+   * to its next batch meanwhile.
    */
-  private async dispatchContext(
-    tenantId: string,
-    held: readonly HeldClaim[],
-  ): Promise<{
-    targets: Map<string, DispatchTarget> | TargetsUnavailable;
+  private attemptAll(held: readonly HeldClaim[], onWake: (inMs: number) => void, lane: WorkerLane) {
+    if (held.length === 0) return;
+    const context = this.dispatchContext(held);
+    for (const h of held) {
+      const attempt = context.then(({ targets, traces }) =>
+        this.run(h, targets, traces.get(h.claim.runId)),
+      );
+      this.track(attempt, onWake, lane);
+    }
+  }
+
+  /**
+   * What the attempts of claimed runs need: their targets (one read; a failure is
+   * TargetsUnavailable, which ends each attempt retryable without a call) and, only when spans
+   * are recorded, the runs' traces (per tenant; a failure costs the spans, never the run).
+   * Never rejects.
+   */
+  private async dispatchContext(held: readonly HeldClaim[]): Promise<{
+    targets: DispatchTargets | TargetsUnavailable;
     traces: Map<string, string>;
   }> {
     const [targets, traces] = await Promise.all([
       this.targets
-        .getManyForDispatch(
-          tenantId,
-          held.map((h) => h.claim.targetId),
+        .getForDispatch(
+          held.map(({ claim }) => ({ tenantId: claim.tenantId, targetId: claim.targetId })),
         )
         .catch((error: unknown) => new TargetsUnavailable(error)),
-      tracingActive()
-        ? this.runs
-            .traceParents(
-              tenantId,
-              held.map((h) => h.claim.runId),
-            )
-            .catch(() => new Map<string, string>())
-        : Promise.resolve(new Map<string, string>()),
+      tracingActive() ? this.traceParents(held) : Promise.resolve(new Map<string, string>()),
     ]);
     return { targets, traces };
+  }
+
+  private async traceParents(held: readonly HeldClaim[]): Promise<Map<string, string>> {
+    const byTenant = new Map<string, string[]>();
+    for (const { claim } of held) {
+      byTenant.set(claim.tenantId, [...(byTenant.get(claim.tenantId) ?? []), claim.runId]);
+    }
+    const found = await Promise.all(
+      [...byTenant].map(([tenantId, runIds]) =>
+        this.runs.traceParents(tenantId, runIds).catch(() => new Map<string, string>()),
+      ),
+    );
+    return new Map(found.flatMap((traces) => [...traces]));
   }
 
   /** Resolves once fewer than `limit` attempts are in flight (of `lane` only, if given). */
@@ -202,43 +223,30 @@ export class RunExecutor {
     inLane.add(tracked);
   }
 
-  private async claim(
-    tenantId: string,
-    jobs: ReadonlyArray<Job<RunJob>>,
+  /**
+   * A run the batch's claim did not take, claimed alone: that says why it waits or ends (and
+   * requeues it if it must wait). Null when it was not claimed.
+   */
+  private async claimAlone(
+    job: Job<RunJob>,
     onWake: (inMs: number) => void,
-  ): Promise<HeldClaim[]> {
-    const sentAt = performance.now();
-    const sentAtMs = Date.now();
-    // Each submit joins whatever this process is claiming at the moment (see `claims`).
-    const fast = await Promise.all(jobs.map((job) => this.claims.submit(job.data)));
-    const held: HeldClaim[] = [];
-    const rest: Array<Job<RunJob>> = [];
-    fast.forEach((claim, i) => {
-      if (claim) {
-        held.push({ claim, claimSentAt: sentAt, claimSentAtMs: sentAtMs, claimedAtMs: Date.now() });
-      } else rest.push(jobs[i]);
+  ): Promise<HeldClaim | null> {
+    const claimSentAt = performance.now();
+    const claimSentAtMs = Date.now();
+    const result = await this.admission.claim(job.data.tenantId, job.data.runId, this.workerId, {
+      requeue: true,
     });
-    await Promise.all(
-      rest.map(async (job) => {
-        const claimSentAt = performance.now();
-        const claimSentAtMs = Date.now();
-        const result = await this.admission.claim(tenantId, job.data.runId, this.workerId, {
-          requeue: true,
-        });
-        if (result.claimed) {
-          held.push({ claim: result.claim, claimSentAt, claimSentAtMs, claimedAtMs: Date.now() });
-          return;
-        }
-        if (result.requeuedInMs !== null) onWake(result.requeuedInMs);
-      }),
-    );
-    return held;
+    if (result.claimed) {
+      return { claim: result.claim, claimSentAt, claimSentAtMs, claimedAtMs: Date.now() };
+    }
+    if (result.requeuedInMs !== null) onWake(result.requeuedInMs);
+    return null;
   }
 
   /** One claimed run: the attempt under a kept lease, then the fenced completion. */
   private async run(
     { claim, claimSentAt, claimSentAtMs, claimedAtMs }: HeldClaim,
-    targets: Map<string, DispatchTarget> | TargetsUnavailable,
+    targets: DispatchTargets | TargetsUnavailable,
     traceParent: string | undefined,
   ): Promise<number | null> {
     const { tenantId, runId } = claim;
@@ -276,7 +284,7 @@ export class RunExecutor {
               error: `the target could not be loaded: ${errorSummary(targets.cause).message}`,
               mayHaveActed: false,
             }
-          : await this.attempt(claim, targets.get(claim.targetId) ?? null, keeper, runTrace);
+          : await this.attempt(claim, targets.of(tenantId, claim.targetId), keeper, runTrace);
     } finally {
       await keeper.stop();
     }

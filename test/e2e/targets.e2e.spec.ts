@@ -541,6 +541,25 @@ describe('targets API', () => {
       await expect(service.assertUsable(owner.id, target.id)).resolves.toBeUndefined();
     });
 
+    it("reads a batch's targets of several tenants at once, each only for its own tenant", async () => {
+      const first = await freshTenant();
+      const second = await freshTenant();
+      const a = await create(valid({ signingSecret: SECRET }), first);
+      const b = await create(valid(), second);
+      const targets = await t.app.get(TargetsService).getForDispatch([
+        { tenantId: first.id, targetId: a.id },
+        { tenantId: second.id, targetId: b.id },
+        // A run naming another tenant's target (or one that exists nowhere) finds nothing.
+        { tenantId: second.id, targetId: a.id },
+        { tenantId: first.id, targetId: randomUUID() },
+        { tenantId: first.id, targetId: 'not-a-uuid' },
+      ]);
+      expect(targets.of(first.id, a.id)).toMatchObject({ id: a.id, signingSecrets: [SECRET] });
+      expect(targets.of(second.id, b.id)).toMatchObject({ id: b.id, signingSecrets: [] });
+      expect(targets.of(second.id, a.id)).toBeNull();
+      expect(targets.of(first.id, b.id)).toBeNull();
+    });
+
     it.each(['not-a-uuid', '1', `${randomUUID()}x`, `{${randomUUID()}}`])(
       'answers a malformed id (%s) with 404 problem+json',
       async (id) => {
