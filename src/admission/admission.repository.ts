@@ -18,7 +18,6 @@ import {
   ADMIT_WAITING,
   CLAIM_RUNS,
   END_RUNS_OF_GONE_TARGET,
-  SPEND_TARGET_TOKENS_OF_RUNS,
   TARGETS_WAITING,
   FLEET_BACKLOG,
   DIAGNOSE_CLAIM,
@@ -29,7 +28,7 @@ import {
   LOCK_TENANTS_PERMITS,
   PARK_RUN,
   SKIP_PAST_START_DEADLINE,
-  SPEND_TOKENS,
+  SPEND_TOKENS_OF_NEW_RUNS,
   TENANT_ADMISSION,
   NEW_RUN_BUDGETS,
   TENANTS_WAITING,
@@ -195,12 +194,6 @@ export class AdmissionRepository {
     };
   }
 
-  /** One token of its target per run created admitted (see SPEND_TARGET_TOKENS_OF_RUNS). */
-  async spendTargetTokensOfRuns(tx: Tx, runIds: readonly string[]): Promise<void> {
-    if (runIds.length === 0) return;
-    await this.sql.rows(SPEND_TARGET_TOKENS_OF_RUNS, [runIds], tx);
-  }
-
   /** Targets of the tenant with runs waiting for them (see TARGETS_WAITING). */
   async targetsWaiting(
     tx: Tx,
@@ -265,10 +258,20 @@ export class AdmissionRepository {
     }));
   }
 
-  /** One token per admitted run (see SPEND_TOKENS). */
-  async spendTokens(tx: Tx, tenantIds: readonly string[]): Promise<void> {
-    if (tenantIds.length === 0) return;
-    await this.sql.rows(SPEND_TOKENS, [tenantIds], tx);
+  /**
+   * One token of its tenant's and one of its target's per run created admitted in `tx` (see
+   * SPEND_TOKENS_OF_NEW_RUNS).
+   */
+  async spendTokensOfNewRuns(
+    tx: Tx,
+    runs: ReadonlyArray<{ tenantId: string; runId: string }>,
+  ): Promise<void> {
+    if (runs.length === 0) return;
+    await this.sql.rows(
+      SPEND_TOKENS_OF_NEW_RUNS,
+      [runs.map((run) => run.tenantId), runs.map((run) => run.runId)],
+      tx,
+    );
   }
 
   /** Up to `limit` tenants with runs waiting for admission, after tenant `after` (see TENANTS_WAITING). */

@@ -168,14 +168,7 @@ export class AdmissionService {
    */
   async admitted(tx: Tx, runs: readonly RunToPublish[]): Promise<void> {
     if (runs.length === 0) return;
-    await this.admission.spendTokens(
-      tx,
-      runs.map((run) => run.tenantId),
-    );
-    await this.admission.spendTargetTokensOfRuns(
-      tx,
-      runs.map((run) => run.runId),
-    );
+    await this.admission.spendTokensOfNewRuns(tx, runs);
     await this.jobs.publish(tx, runs);
   }
 

@@ -250,11 +250,6 @@ export const TARGET_BUDGETS = `
      AND (tg.max_concurrency IS NOT NULL OR tg.rate_per_second IS NOT NULL
           OR tg.backoff_until > now() OR tg.status <> 'active')`;
 
-/** The target tokens of runs $1 created admitted in this transaction: one per run. */
-export const SPEND_TARGET_TOKENS_OF_RUNS = `
-  WITH admitted_runs AS (SELECT target_id FROM occurrences WHERE id = ANY($1::uuid[]))
-  ${spendTargetTokens('admitted_runs')}`;
-
 /**
  * The fleet's backlog: admitted `normal` and `low` runs whose job waits for a worker (all
  * tenants; occurrences_queued_idx holds only admitted runs). Bounded by ADMISSION_FLEET_BACKLOG
@@ -301,11 +296,16 @@ export const WAITING_DEMANDS = `
 
 /**
  * Spends the tokens of runs admitted as they were created (their rows written with admitted_at
- * already): one per run. $1 tenant ids, one per admitted run.
+ * already, earlier in this transaction): one of its tenant's and one of its target's per run,
+ * in one round trip. $1 tenant ids, one per admitted run; $2 the runs' ids.
  */
-export const SPEND_TOKENS = `
-  WITH admitted_runs AS (SELECT tenant_id FROM unnest($1::uuid[]) AS a(tenant_id))
-  ${spendTokens('admitted_runs')}`;
+export const SPEND_TOKENS_OF_NEW_RUNS = `
+  WITH admitted_runs AS (SELECT tenant_id FROM unnest($1::uuid[]) AS a(tenant_id)),
+  admitted_targets AS (SELECT target_id FROM occurrences WHERE id = ANY($2::uuid[])),
+  spent AS (${spendTokens('admitted_runs')}
+  ), target_spent AS (${spendTargetTokens('admitted_targets')}
+  )
+  SELECT 1`;
 
 /**
  * The tenants with runs waiting for admission, by loose scans of the two waiting lists' indexes
