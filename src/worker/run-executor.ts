@@ -176,7 +176,9 @@ export class RunExecutor {
   private async traceParents(held: readonly HeldClaim[]): Promise<Map<string, string>> {
     const byTenant = new Map<string, string[]>();
     for (const { claim } of held) {
-      byTenant.set(claim.tenantId, [...(byTenant.get(claim.tenantId) ?? []), claim.runId]);
+      const runIds = byTenant.get(claim.tenantId) ?? [];
+      runIds.push(claim.runId);
+      byTenant.set(claim.tenantId, runIds);
     }
     const found = await Promise.all(
       [...byTenant].map(([tenantId, runIds]) =>
