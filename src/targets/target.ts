@@ -58,7 +58,6 @@ export interface Target {
   updatedAt: Date;
 }
 
-/** The worker's view: the only shape that carries the signing secrets. */
 /** One tenant's target, as a run names it. */
 export interface TargetRef {
   tenantId: string;
@@ -86,6 +85,7 @@ export class DispatchTargets {
   }
 }
 
+/** The worker's view: the only shape that carries the signing secrets. */
 export interface DispatchTarget extends Omit<Target, 'auth'> {
   /** Newest first: the current secret, then a rotated-out one still in its overlap. */
   signingSecrets: string[];

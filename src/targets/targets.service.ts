@@ -21,7 +21,6 @@ import { authView, targetAuthProblems, type TargetAuth } from './target-auth';
 import { targetHeaderProblems } from './target-headers';
 import {
   DISABLED_BY_REQUEST,
-  DispatchTarget,
   DispatchTargets,
   RotatedSecret,
   SecretRotation,
@@ -189,27 +188,12 @@ export class TargetsService {
   }
 
   /**
-   * For the worker only: the live targets among `ids` of one tenant, by id, with their signing
-   * secrets. Never pass the result to an API response or a log. A deleted or unknown one is
-   * absent: nothing is sent to it any more.
-   */
-  async getManyForDispatch(
-    tenantId: string,
-    ids: readonly string[],
-  ): Promise<Map<string, DispatchTarget>> {
-    const targets = await this.openForDispatch(ids.map((targetId) => ({ tenantId, targetId })));
-    return new Map(targets.map((target) => [target.id, target]));
-  }
-
-  /**
-   * The same for a batch of runs of many tenants, in one read: each target found only under the
-   * tenant that names it.
+   * For the worker only: the live targets that runs (or events) of one or many tenants name, in
+   * one read, with their signing secrets; each found only under the tenant that names it. Never
+   * pass the result to an API response or a log. A deleted or unknown one is absent: nothing is
+   * sent to it any more.
    */
   async getForDispatch(refs: readonly TargetRef[]): Promise<DispatchTargets> {
-    return new DispatchTargets(await this.openForDispatch(refs));
-  }
-
-  private async openForDispatch(refs: readonly TargetRef[]): Promise<DispatchTarget[]> {
     const seen = new Set<string>();
     const valid = refs.filter((ref) => {
       const key = `${ref.tenantId}/${ref.targetId}`;
@@ -217,13 +201,15 @@ export class TargetsService {
       seen.add(key);
       return true;
     });
-    if (valid.length === 0) return [];
+    if (valid.length === 0) return new DispatchTargets();
     const targets = await this.targets.findManyForDispatch(valid);
-    return targets.map((target) => ({
-      ...target,
-      signingSecrets: target.signingSecrets.map((sealed) => this.box.open(sealed, SECRET)),
-      auth: target.auth ? (JSON.parse(this.box.open(target.auth, AUTH)) as TargetAuth) : null,
-    }));
+    return new DispatchTargets(
+      targets.map((target) => ({
+        ...target,
+        signingSecrets: target.signingSecrets.map((sealed) => this.box.open(sealed, SECRET)),
+        auth: target.auth ? (JSON.parse(this.box.open(target.auth, AUTH)) as TargetAuth) : null,
+      })),
+    );
   }
 
   /**

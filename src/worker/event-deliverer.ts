@@ -53,25 +53,19 @@ export class EventDeliverer extends PeriodicDuty {
     const { events } = this.config;
     const free = events.concurrency - this.inFlight.size;
     const claimed = await this.events.claimDue(free, events.perTarget, this.leaseMs());
-    const byTenant = new Map<string, ClaimedEvent[]>();
+    // The targets of every tenant's claimed events in one read (none for an empty round).
+    const targets = await this.targets
+      .getForDispatch(
+        claimed.map((event) => ({ tenantId: event.tenantId, targetId: event.targetId })),
+      )
+      .catch((error: unknown) => new Error(errorSummary(error).message));
     for (const event of claimed) {
-      byTenant.set(event.tenantId, [...(byTenant.get(event.tenantId) ?? []), event]);
-    }
-    for (const [tenantId, batch] of byTenant) {
-      const targets = await this.targets
-        .getManyForDispatch(
-          tenantId,
-          batch.map((event) => event.targetId),
-        )
-        .catch((error: unknown) => new Error(errorSummary(error).message));
-      for (const event of batch) {
-        // Unreadable targets: nothing was sent, the attempt is retried like a failed call.
-        const target =
-          targets instanceof Error
-            ? `the target could not be loaded: ${targets.message}`
-            : targets.get(event.targetId);
-        this.track(this.deliver(event, target));
-      }
+      // Unreadable targets: nothing was sent, the attempt is retried like a failed call.
+      const target =
+        targets instanceof Error
+          ? `the target could not be loaded: ${targets.message}`
+          : (targets.of(event.tenantId, event.targetId) ?? undefined);
+      this.track(this.deliver(event, target));
     }
     const now = this.clock.nowMs();
     if (now - this.prunedAt >= PRUNE_EVERY_MS) {

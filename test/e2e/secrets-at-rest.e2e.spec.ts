@@ -61,8 +61,10 @@ describe('secrets at rest', () => {
     const kid = keyIdOf(Buffer.alloc(32, 21));
     expect(text).toContain(`enc:v1:${kid}:`);
     // The worker's read opens them, newest first.
-    const dispatch = await t.app.get(TargetsService).getManyForDispatch(tenant.id, [res.body.id]);
-    expect(dispatch.get(res.body.id)?.signingSecrets).toEqual([second, first]);
+    const dispatch = await t.app
+      .get(TargetsService)
+      .getForDispatch([{ tenantId: tenant.id, targetId: res.body.id }]);
+    expect(dispatch.of(tenant.id, res.body.id)?.signingSecrets).toEqual([second, first]);
   });
 
   describe('the migration and the key rotation', () => {

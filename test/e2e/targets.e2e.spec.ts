@@ -412,9 +412,11 @@ describe('targets API', () => {
       expect(created.body).not.toHaveProperty('signingSecret');
       const id = created.body.id;
       const service = t.app.get(TargetsService);
-      expect((await service.getManyForDispatch(tenant.id, [id])).get(id)?.signingSecrets).toEqual([
-        SECRET,
-      ]);
+      // What the worker signs with: the secrets its read of the target opens.
+      const secretsOf = async () =>
+        (await service.getForDispatch([{ tenantId: tenant.id, targetId: id }])).of(tenant.id, id)
+          ?.signingSecrets;
+      expect(await secretsOf()).toEqual([SECRET]);
 
       expect((await send(t.http.get(`/targets/${id}`))).body.hasSigningSecret).toBe(true);
       expect((await send(t.http.get('/targets'))).body.items[0].hasSigningSecret).toBe(true);
@@ -424,18 +426,14 @@ describe('targets API', () => {
       const cleared = await send(t.http.patch(`/targets/${id}`).send({ signingSecret: null }));
       expect(cleared.status).toBe(200);
       expect(cleared.body.hasSigningSecret).toBe(false);
-      expect((await service.getManyForDispatch(tenant.id, [id])).get(id)?.signingSecrets).toEqual(
-        [],
-      );
+      expect(await secretsOf()).toEqual([]);
       expect((await send(t.http.get(`/targets/${id}`))).body.hasSigningSecret).toBe(false);
 
       const rotated = await send(
         t.http.patch(`/targets/${id}`).send({ signingSecret: OTHER_SECRET }),
       );
       expect(rotated.body.hasSigningSecret).toBe(true);
-      expect((await service.getManyForDispatch(tenant.id, [id])).get(id)?.signingSecrets).toEqual([
-        OTHER_SECRET,
-      ]);
+      expect(await secretsOf()).toEqual([OTHER_SECRET]);
 
       // Error answers to requests that carry a secret do not echo it either.
       await create(valid({ name: 'taken' }), tenant);
@@ -478,7 +476,12 @@ describe('targets API', () => {
       expect(row.deleted_at).toBeInstanceOf(Date);
 
       const service = t.app.get(TargetsService);
-      expect((await service.getManyForDispatch(tenant.id, [target.id])).has(target.id)).toBe(false);
+      expect(
+        (await service.getForDispatch([{ tenantId: tenant.id, targetId: target.id }])).of(
+          tenant.id,
+          target.id,
+        ),
+      ).toBeNull();
       await expect(service.assertUsable(tenant.id, target.id)).rejects.toThrow(NotFoundError);
 
       const again = await create(valid({ name: 'short-lived' }), tenant);
@@ -536,8 +539,10 @@ describe('targets API', () => {
 
       const service = t.app.get(TargetsService);
       await expect(service.assertUsable(intruder.id, target.id)).rejects.toThrow(NotFoundError);
-      expect((await service.getManyForDispatch(intruder.id, [target.id])).size).toBe(0);
-      expect((await service.getManyForDispatch(owner.id, [target.id])).has(target.id)).toBe(true);
+      const dispatch = (tenantId: string) =>
+        service.getForDispatch([{ tenantId, targetId: target.id }]);
+      expect((await dispatch(intruder.id)).of(intruder.id, target.id)).toBeNull();
+      expect((await dispatch(owner.id)).of(owner.id, target.id)).not.toBeNull();
       await expect(service.assertUsable(owner.id, target.id)).resolves.toBeUndefined();
     });
 
