@@ -264,12 +264,16 @@ export class AdmissionRepository {
    */
   async spendTokensOfNewRuns(
     tx: Tx,
-    runs: ReadonlyArray<{ tenantId: string; runId: string }>,
+    runs: ReadonlyArray<{ tenantId: string; runId: string; scheduledAt: Date }>,
   ): Promise<void> {
     if (runs.length === 0) return;
     await this.sql.rows(
       SPEND_TOKENS_OF_NEW_RUNS,
-      [runs.map((run) => run.tenantId), runs.map((run) => run.runId)],
+      [
+        runs.map((run) => run.tenantId),
+        runs.map((run) => run.runId),
+        runs.map((run) => run.scheduledAt),
+      ],
       tx,
     );
   }

@@ -121,14 +121,16 @@ const targetBlock = (tg: string, nth: string) => `
 
 /**
  * Spends one token per row of `spenders` (a CTE with a target_id column) from the buckets of
- * the targets that have a ratePerSecond, like spendTokens does for tenants.
+ * the targets that have a ratePerSecond, like spendTokens does for tenants (each target read by
+ * a primary-key probe likewise).
  */
 const spendTargetTokens = (spenders: string) => `
     INSERT INTO target_dispatch_budget AS b (target_id, tokens, refilled_at)
     SELECT bt.id, bt.rate_per_second - n.spent, clock_timestamp()
       FROM (SELECT target_id, count(*) AS spent FROM ${spenders}
              WHERE target_id IS NOT NULL GROUP BY target_id) n
-      JOIN targets bt ON bt.id = n.target_id AND bt.rate_per_second IS NOT NULL
+     CROSS JOIN LATERAL (SELECT x.id, x.rate_per_second FROM targets x
+                          WHERE x.id = n.target_id AND x.rate_per_second IS NOT NULL OFFSET 0) bt
     ON CONFLICT (target_id) DO UPDATE
        SET tokens = (SELECT least(bt.rate_per_second,
                                   b.tokens + extract(epoch FROM clock_timestamp() - b.refilled_at)
@@ -141,13 +143,15 @@ const spendTargetTokens = (spenders: string) => `
  * Spends, per tenant, as many tokens as `spenders` (a CTE with a tenant_id column) has rows of
  * that tenant, opening a missing bucket full first. The inserted row is a full bucket minus the
  * spend, so on conflict `rate - EXCLUDED.tokens` is the spend, taken from the existing bucket
- * refilled up to now.
+ * refilled up to now. Each tenant is read by a primary-key probe (LATERAL, OFFSET 0): a join let
+ * a generic plan hash a scan of every tenant on each call (1,000 tenants read to spend for six).
  */
 const spendTokens = (spenders: string) => `
     INSERT INTO tenant_dispatch_budget AS b (tenant_id, tokens, refilled_at)
     SELECT bt.id, bt.dispatch_rate_per_second - n.spent, clock_timestamp()
       FROM (SELECT tenant_id, count(*) AS spent FROM ${spenders} GROUP BY tenant_id) n
-      JOIN tenants bt ON bt.id = n.tenant_id
+     CROSS JOIN LATERAL (SELECT x.id, x.dispatch_rate_per_second FROM tenants x
+                          WHERE x.id = n.tenant_id OFFSET 0) bt
     ON CONFLICT (tenant_id) DO UPDATE
        SET tokens = (SELECT least(bt.dispatch_rate_per_second,
                                   b.tokens + extract(epoch FROM clock_timestamp() - b.refilled_at)
@@ -219,7 +223,9 @@ const tokensNow = (tenant: string) => `
 /**
  * The budgets of tenants about to admit runs (after LOCK_TENANTS_PERMITS for them): free permits,
  * whole tokens, whether runs already wait (then new ones queue behind them), and for the fleet's
- * fair share the weight and the permits held. $1 tenant ids.
+ * fair share the weight and the permits held. Each tenant is one primary-key probe (rowById):
+ * `id = ANY($1)` let a generic plan scan every tenant on each call. $1 tenant ids (repeats
+ * allowed).
  */
 export const TENANT_BUDGETS = `
   SELECT t.id AS tenant_id, t.weight, held.n AS holding,
@@ -227,16 +233,18 @@ export const TENANT_BUDGETS = `
          floor(${tokensNow('t.id')})::int AS tokens,
          ${anyRow(`FROM occurrences w WHERE w.tenant_id = t.id AND ${WAITING_FOR_TENANT('w')}`)}
            AS waiting
-    FROM tenants t
-   CROSS JOIN LATERAL (SELECT ${heldPermits('t.id')}::int AS n) held
-   WHERE t.id = ANY($1::uuid[])`;
+    FROM (SELECT DISTINCT id FROM unnest($1::uuid[]) AS u(id)) wanted
+   ${rowById('tenants', 't', 'wanted.id', 'x.*')}
+   CROSS JOIN LATERAL (SELECT ${heldPermits('t.id')}::int AS n) held`;
 
 /**
  * The budgets of the targets of schedules $1 about to admit new runs (after
  * LOCK_TENANTS_PERMITS for their tenants, which covers their targets): per schedule, its
  * target, how many runs the target may admit now, whether it is backing off or disabled, and
  * whether runs of it wait already (then new ones queue behind them). Targets without limits,
- * backoff or a disabled status are left out: nothing holds their runs back.
+ * backoff or a disabled status are left out: nothing holds their runs back. Each schedule, and
+ * its target, is one primary-key probe (rowById): a join let a generic plan scan every target
+ * for the few with limits on each call. $1 schedule ids (repeats allowed).
  */
 export const TARGET_BUDGETS = `
   SELECT s.id AS schedule_id, tg.id AS target_id, ${targetRoom('tg')} AS room,
@@ -244,9 +252,10 @@ export const TARGET_BUDGETS = `
          ${anyRow(`FROM occurrences tw
                     WHERE tw.tenant_id = tg.tenant_id AND tw.target_id = tg.id
                       AND ${WAITING_FOR_TARGET('tw')}`)} AS waiting
-    FROM schedules s
-    JOIN targets tg ON tg.id = s.target_id AND tg.tenant_id = s.tenant_id
-   WHERE s.id = ANY($1::uuid[])
+    FROM (SELECT DISTINCT id FROM unnest($1::uuid[]) AS u(id)) wanted
+   ${rowById('schedules', 's', 'wanted.id', 'x.id, x.tenant_id, x.target_id')}
+   ${rowById('targets', 'tg', 's.target_id', 'x.*')}
+   WHERE tg.tenant_id = s.tenant_id
      AND (tg.max_concurrency IS NOT NULL OR tg.rate_per_second IS NOT NULL
           OR tg.backoff_until > now() OR tg.status <> 'active')`;
 
@@ -297,11 +306,17 @@ export const WAITING_DEMANDS = `
 /**
  * Spends the tokens of runs admitted as they were created (their rows written with admitted_at
  * already, earlier in this transaction): one of its tenant's and one of its target's per run,
- * in one round trip. $1 tenant ids, one per admitted run; $2 the runs' ids.
+ * in one round trip. Each run's target is read by a probe of its row (id and scheduled_at: one
+ * partition), not by ids matched against every partition. $1 tenant ids, one per admitted run;
+ * $2 the runs' ids; $3 their scheduled_at.
  */
 export const SPEND_TOKENS_OF_NEW_RUNS = `
   WITH admitted_runs AS (SELECT tenant_id FROM unnest($1::uuid[]) AS a(tenant_id)),
-  admitted_targets AS (SELECT target_id FROM occurrences WHERE id = ANY($2::uuid[])),
+  admitted_targets AS (
+    SELECT o.target_id
+      FROM unnest($2::uuid[], $3::timestamptz[]) AS r(id, scheduled_at)
+     CROSS JOIN LATERAL (SELECT x.target_id FROM occurrences x
+                          WHERE x.id = r.id AND x.scheduled_at = r.scheduled_at OFFSET 0) o),
   spent AS (${spendTokens('admitted_runs')}
   ), target_spent AS (${spendTargetTokens('admitted_targets')}
   )

@@ -33,23 +33,30 @@ export const LOCK_SCHEDULE_COUNT = `
 
 /**
  * Locks the counters of several tenants in tenant id order before RELEASE_SCHEDULES changes
- * them: two transactions that release for the same tenants (pollers) then never deadlock.
+ * them: two transactions that release for the same tenants (pollers) then never deadlock. Each
+ * counter is one primary-key probe, taken in the order of the sorted ids (`tenant_id = ANY($1)`
+ * let a generic plan scan every tenant's counter on each dispatch that completed a schedule).
+ * $1 tenant ids.
  */
 export const LOCK_SCHEDULE_COUNTS = `
-  SELECT tenant_id FROM tenant_schedule_counts
-   WHERE tenant_id = ANY($1::uuid[])
-   ORDER BY tenant_id
-     FOR NO KEY UPDATE`;
+  SELECT c.tenant_id
+    FROM (SELECT DISTINCT tenant_id FROM unnest($1::uuid[]) AS u(tenant_id)
+           ORDER BY tenant_id) wanted
+   CROSS JOIN LATERAL (SELECT x.tenant_id FROM tenant_schedule_counts x
+                        WHERE x.tenant_id = wanted.tenant_id
+                       OFFSET 0 FOR NO KEY UPDATE) c`;
 
 /**
  * Gives back the slots of schedules that left the live statuses (cancelled, completed): $2[i]
  * for tenant $1[i]. The CHECK (live >= 0) turns a release that was never admitted into an error.
+ * `tenant_id = ANY($1)` makes the counters primary-key probes (joined with the pairs alone, a
+ * generic plan hashed a scan of every tenant's counter). $1 distinct tenant ids.
  */
 export const RELEASE_SCHEDULES = `
   UPDATE tenant_schedule_counts c
      SET live = c.live - x.n
     FROM unnest($1::uuid[], $2::int[]) AS x(tenant_id, n)
-   WHERE c.tenant_id = x.tenant_id`;
+   WHERE c.tenant_id = ANY($1::uuid[]) AND c.tenant_id = x.tenant_id`;
 
 /** A tenant's live schedule count, unlocked (its usage report). $1 tenant. */
 export const READ_SCHEDULE_COUNT = `

@@ -319,7 +319,7 @@ export class SchedulesRepository {
     }));
     const ended = await this.sql.rows<{ tenant_id: string; ended: number; ids: string[] }>(
       ADVANCE_SCHEDULES,
-      [JSON.stringify(rows)],
+      [JSON.stringify(rows), rows.map((row) => row.id)],
       tx,
     );
     return {

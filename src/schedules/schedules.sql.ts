@@ -59,10 +59,16 @@ export const LOCK_SCHEDULE = `SELECT id FROM schedules WHERE tenant_id = $1 AND 
 /**
  * The poller locks the schedules of the entries it is dispatching. SKIP LOCKED: a schedule
  * being edited right now is left for the next round (the edit rewrites its entry anyway), and
- * the poller never waits on an edit that waits on it.
+ * the poller never waits on an edit that waits on it. Each schedule is one primary-key probe
+ * (LATERAL, OFFSET 0): `id = ANY($1)` let a generic plan scan every schedule of a small table
+ * on each dispatch (2,000 schedules read per batch of six in the 1,000-tenant bench). $1
+ * distinct schedule ids.
  */
 export const LOCK_SCHEDULES_FOR_DISPATCH = `
-  SELECT * FROM schedules WHERE id = ANY($1::uuid[]) FOR UPDATE SKIP LOCKED`;
+  SELECT s.*
+    FROM unnest($1::uuid[]) AS wanted(id)
+   CROSS JOIN LATERAL (SELECT * FROM schedules x WHERE x.id = wanted.id
+                       OFFSET 0 FOR UPDATE SKIP LOCKED) s`;
 
 /**
  * Moves a batch of schedules on after dispatch, each only if its revision is still the one the
@@ -70,14 +76,18 @@ export const LOCK_SCHEDULES_FOR_DISPATCH = `
  * anyway). run_count grows by the runs created, under the same lock, so maxRuns is exact
  * however many pollers race. Returns, per tenant, how many left the live statuses (one-time
  * schedules, and cron schedules past their last instant, complete): the slots to release in
- * this transaction, and which schedules they are.
+ * this transaction, and which schedules they are. $2 (the same ids as an array) makes the rows
+ * primary-key probes: a join with the JSON records alone let a generic plan hash a scan of every
+ * schedule of a small table on each dispatch (2,000 read to move five). $1 the moves as a JSON
+ * array, $2 their ids.
  */
 export const ADVANCE_SCHEDULES = `
   WITH advanced AS (
     UPDATE schedules s SET next_due_at = x.next_due_at, status = x.status, updated_at = now(),
                            run_count = s.run_count + coalesce(x.runs, 0)
       FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, revision int, next_due_at timestamptz, status text, runs int)
-     WHERE s.id = x.id AND s.revision = x.revision AND s.status IN ('active', 'paused')
+     WHERE s.id = ANY($2::uuid[]) AND s.id = x.id AND s.revision = x.revision
+       AND s.status IN ('active', 'paused')
     RETURNING s.id, s.tenant_id, s.status)
   SELECT tenant_id, count(*)::int AS ended, array_agg(id) AS ids
     FROM advanced
