@@ -16,9 +16,7 @@ import {
 } from './admission.repository';
 import type { Claim, ClaimOptions, ClaimRefusal, ClaimRequest, ClaimResult } from './claim';
 import { claimRefusal } from './claim-refusal';
-
-/** How often the admitter reports the waiting lists (their counts are a scan of them). */
-const WAITING_SUMMARY_INTERVAL_MS = 1000;
+import { nextSummaryGapMs } from './summary-cadence';
 
 /** A run about to be created, as admission marks it. */
 export interface NewRunToAdmit extends AdmissionCandidate {
@@ -43,7 +41,8 @@ export class AdmissionService {
   private turn: string | null = null;
   /** Per tenant, the last target whose waiting list the previous round reached. */
   private readonly targetTurn = new Map<string, string | null>();
-  private summarisedAt = -Infinity;
+  /** When the admitter may report the waiting lists next (see nextSummaryGapMs). */
+  private nextSummaryAt = -Infinity;
   /** How much of a saturated fleet each waiting tenant has had (see FleetTurns). */
   private readonly turns = new FleetTurns();
 
@@ -219,14 +218,18 @@ export class AdmissionService {
     if (fleet) this.turns.served(fleet.demands, throughFleet);
     if (admitted > 0) this.lifecycle.emit({ kind: 'runs.admitted', count: admitted });
     if (targetGone > 0) this.lifecycle.emit({ kind: 'runs.target_gone', count: targetGone });
-    // The waiting lists' summary (a metric) counts every waiting run: once a second is enough.
-    const now = performance.now();
-    if (now - this.summarisedAt >= WAITING_SUMMARY_INTERVAL_MS) {
-      this.summarisedAt = now;
-      this.lifecycle.emit({
-        kind: 'admission.waiting',
-        ...(await this.admission.waitingSummary()),
-      });
+    // The waiting lists' summary (a metric) counts every waiting run: once a second at most,
+    // less often when that count grows slow.
+    const startedAt = performance.now();
+    if (startedAt >= this.nextSummaryAt) {
+      this.nextSummaryAt = Infinity; // one at a time, should rounds ever overlap
+      try {
+        const summary = await this.admission.waitingSummary();
+        this.lifecycle.emit({ kind: 'admission.waiting', ...summary });
+      } finally {
+        const tookMs = performance.now() - startedAt;
+        this.nextSummaryAt = startedAt + nextSummaryGapMs(tookMs);
+      }
     }
     return admitted;
   }
