@@ -34,9 +34,9 @@ export const LOCK_SCHEDULE_COUNT = `
 /**
  * Locks the counters of several tenants in tenant id order before RELEASE_SCHEDULES changes
  * them: two transactions that release for the same tenants (pollers) then never deadlock. Each
- * counter is one primary-key probe, taken in the order of the sorted ids (`tenant_id = ANY($1)`
- * let a generic plan scan every tenant's counter on each dispatch that completed a schedule).
- * $1 tenant ids.
+ * counter is one primary-key probe, taken in the order of the sorted ids, whatever the
+ * statistics a generic plan is made with (RELEASE_SCHEDULES, written with a join, was planned as
+ * a scan of every tenant's counter). $1 tenant ids.
  */
 export const LOCK_SCHEDULE_COUNTS = `
   SELECT c.tenant_id

@@ -60,9 +60,9 @@ export const LOCK_SCHEDULE = `SELECT id FROM schedules WHERE tenant_id = $1 AND 
  * The poller locks the schedules of the entries it is dispatching. SKIP LOCKED: a schedule
  * being edited right now is left for the next round (the edit rewrites its entry anyway), and
  * the poller never waits on an edit that waits on it. Each schedule is one primary-key probe
- * (LATERAL, OFFSET 0): `id = ANY($1)` let a generic plan scan every schedule of a small table
- * on each dispatch (2,000 schedules read per batch of six in the 1,000-tenant bench). $1
- * distinct schedule ids.
+ * (LATERAL, OFFSET 0) whatever the statistics a generic plan is made with: the dispatch's other
+ * statements on schedules, written with a join, were planned as scans of the whole table while
+ * it was small (see ADVANCE_SCHEDULES). $1 distinct schedule ids.
  */
 export const LOCK_SCHEDULES_FOR_DISPATCH = `
   SELECT s.*
