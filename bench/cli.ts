@@ -33,7 +33,7 @@ Scenarios (default: ${DEFAULT_SET.join(' ')}, steady shortened to ${DEFAULT_SET_
                        fleet (20 slots, 20 admitted waiting, a --fair-target-ms target): their
                        shares of the deliveries while all three are backlogged
              reserved  a --reserved-flood flood saturating 40 of 50 slots (a 200 ms target)
-                       beside a tenant's priority-high runs, one every 50 ms for 10 s
+                       beside a tenant's priority-high runs, one every 50 ms for 30 s
   peers      pg-boss schedule() and BullMQ job schedulers firing the same once-a-minute schedules
   ceiling    the same per-occurrence database work as bare batched SQL
   creates    POST /schedules from --create-clients for an empty tenant and one with --schedules,
@@ -63,7 +63,7 @@ Flags:
   --noisy-phases flood,many,fair,reserved   noisy: the phases to run
   --many-tenants 1000     noisy many: small tenants             --many-runs 2 (quiet runs each)
   --fair-runs 3000        noisy fair: runs per flooding tenant   --fair-target-ms 20 (per call)
-  --reserved-flood 4000   noisy reserved: the saturating flood's runs
+  --reserved-flood 7000   noisy reserved: the saturating flood's runs
   --soak-rate 150         soak: occurrences/s                   --soak-interval 30 (s)
   --soak-seconds 540      soak: steady phase   --hold-seconds 120   --recovery-seconds 120
   --partition-minutes 1   --retention-minutes 3   --maintenance-ms 5000   (soak's history knobs)
@@ -171,7 +171,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       manyRuns: one('many-runs', 2),
       fairRuns: one('fair-runs', 3000),
       fairTargetMs: one('fair-target-ms', 20),
-      reservedFlood: one('reserved-flood', 4000),
+      reservedFlood: one('reserved-flood', 7000),
       soak: soakFlags(one, all),
     },
   };
