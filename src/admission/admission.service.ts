@@ -222,7 +222,8 @@ export class AdmissionService {
     // less often when that count grows slow.
     const startedAt = performance.now();
     if (startedAt >= this.nextSummaryAt) {
-      this.nextSummaryAt = Infinity; // one at a time, should rounds ever overlap
+      // Not again while this one counts (a round may be called beside the loop).
+      this.nextSummaryAt = Infinity;
       try {
         const summary = await this.admission.waitingSummary();
         this.lifecycle.emit({ kind: 'admission.waiting', ...summary });

@@ -1,3 +1,5 @@
+import { rowById } from '../database';
+
 /**
  * Admission: which runs may go to the queue, and starting them. A run is admitted once its
  * tenant has a permit (maxConcurrentRuns) and a rate token (dispatchRatePerSecond) for it; only
@@ -59,18 +61,6 @@ const WAITING_FOR_BUDGET = (o: string) => `${o}.state = 'QUEUED' AND ${o}.admitt
  */
 const anyRow = (fromWhere: string) => `coalesce((SELECT true ${fromWhere} LIMIT 1), false)`;
 
-/**
- * `columns` of the one row of `table` whose id is `id` (an outer expression), as a LATERAL item
- * named `alias`: a primary-key probe per outer row whatever the statistics of a cached generic
- * plan. OFFSET 0 keeps the outer conditions out of the subquery, so no other index matches it
- * (state conditions would let a partial index of active or waiting runs be scanned whole, and a
- * plain join could hash a scan of the whole table). `also`: more conditions on the row (its
- * partition bounds).
- */
-const rowById = (table: string, alias: string, id: string, columns: string, also = '') =>
-  `CROSS JOIN LATERAL (SELECT ${columns} FROM ${table} x WHERE x.id = ${id}${also ? ` AND ${also}` : ''}
-                      OFFSET 0) ${alias}`;
-
 /** Large enough to mean "no limit" beside any count of runs. */
 const UNLIMITED = 2147483647;
 
@@ -129,8 +119,9 @@ const spendTargetTokens = (spenders: string) => `
     SELECT bt.id, bt.rate_per_second - n.spent, clock_timestamp()
       FROM (SELECT target_id, count(*) AS spent FROM ${spenders}
              WHERE target_id IS NOT NULL GROUP BY target_id) n
-     CROSS JOIN LATERAL (SELECT x.id, x.rate_per_second FROM targets x
-                          WHERE x.id = n.target_id AND x.rate_per_second IS NOT NULL OFFSET 0) bt
+     ${rowById('targets', 'bt', 'n.target_id', 'x.id, x.rate_per_second', {
+       also: 'x.rate_per_second IS NOT NULL',
+     })}
     ON CONFLICT (target_id) DO UPDATE
        SET tokens = (SELECT least(bt.rate_per_second,
                                   b.tokens + extract(epoch FROM clock_timestamp() - b.refilled_at)
@@ -143,15 +134,14 @@ const spendTargetTokens = (spenders: string) => `
  * Spends, per tenant, as many tokens as `spenders` (a CTE with a tenant_id column) has rows of
  * that tenant, opening a missing bucket full first. The inserted row is a full bucket minus the
  * spend, so on conflict `rate - EXCLUDED.tokens` is the spend, taken from the existing bucket
- * refilled up to now. Each tenant is read by a primary-key probe (LATERAL, OFFSET 0): a join let
- * a generic plan hash a scan of every tenant on each call (1,000 tenants read to spend for six).
+ * refilled up to now. Each tenant is read by a primary-key probe (rowById): a join let a generic
+ * plan hash a scan of every tenant on each call (1,000 tenants read to spend for six).
  */
 const spendTokens = (spenders: string) => `
     INSERT INTO tenant_dispatch_budget AS b (tenant_id, tokens, refilled_at)
     SELECT bt.id, bt.dispatch_rate_per_second - n.spent, clock_timestamp()
       FROM (SELECT tenant_id, count(*) AS spent FROM ${spenders} GROUP BY tenant_id) n
-     CROSS JOIN LATERAL (SELECT x.id, x.dispatch_rate_per_second FROM tenants x
-                          WHERE x.id = n.tenant_id OFFSET 0) bt
+     ${rowById('tenants', 'bt', 'n.tenant_id', 'x.id, x.dispatch_rate_per_second')}
     ON CONFLICT (tenant_id) DO UPDATE
        SET tokens = (SELECT least(bt.dispatch_rate_per_second,
                                   b.tokens + extract(epoch FROM clock_timestamp() - b.refilled_at)
@@ -315,8 +305,7 @@ export const SPEND_TOKENS_OF_NEW_RUNS = `
   admitted_targets AS (
     SELECT o.target_id
       FROM unnest($2::uuid[], $3::timestamptz[]) AS r(id, scheduled_at)
-     CROSS JOIN LATERAL (SELECT x.target_id FROM occurrences x
-                          WHERE x.id = r.id AND x.scheduled_at = r.scheduled_at OFFSET 0) o),
+     ${rowById('occurrences', 'o', 'r.id', 'x.target_id', { also: 'x.scheduled_at = r.scheduled_at' })}),
   spent AS (${spendTokens('admitted_runs')}
   ), target_spent AS (${spendTargetTokens('admitted_targets')}
   )
@@ -615,7 +604,7 @@ export const CLAIM_RUNS = `
        'o',
        'b.run_id',
        'x.*, x.xmin AS row_version, x.ctid AS row_ctid, x.tableoid AS row_table',
-       IN_PARTITIONS_OF('x', '$7', '$8'),
+       { also: IN_PARTITIONS_OF('x', '$7', '$8') },
      )}
      ${rowById('schedules', 's', 'o.schedule_id', 'x.*')}
      WHERE o.tenant_id = b.tenant_id

@@ -1,3 +1,5 @@
+import { rowById } from '../database';
+
 /**
  * The maxActiveSchedules quota, kept as one counter row per tenant (tenant_schedule_counts.live,
  * its live schedules: active or paused). Invariant: in every committed state, live equals the
@@ -34,7 +36,7 @@ export const LOCK_SCHEDULE_COUNT = `
 /**
  * Locks the counters of several tenants in tenant id order before RELEASE_SCHEDULES changes
  * them: two transactions that release for the same tenants (pollers) then never deadlock. Each
- * counter is one primary-key probe, taken in the order of the sorted ids, whatever the
+ * counter is one primary-key probe (rowById), taken in the order of the sorted ids, whatever the
  * statistics a generic plan is made with (RELEASE_SCHEDULES, written with a join, was planned as
  * a scan of every tenant's counter). $1 tenant ids.
  */
@@ -42,9 +44,10 @@ export const LOCK_SCHEDULE_COUNTS = `
   SELECT c.tenant_id
     FROM (SELECT DISTINCT tenant_id FROM unnest($1::uuid[]) AS u(tenant_id)
            ORDER BY tenant_id) wanted
-   CROSS JOIN LATERAL (SELECT x.tenant_id FROM tenant_schedule_counts x
-                        WHERE x.tenant_id = wanted.tenant_id
-                       OFFSET 0 FOR NO KEY UPDATE) c`;
+   ${rowById('tenant_schedule_counts', 'c', 'wanted.tenant_id', 'x.tenant_id', {
+     key: 'tenant_id',
+     lock: 'FOR NO KEY UPDATE',
+   })}`;
 
 /**
  * Gives back the slots of schedules that left the live statuses (cancelled, completed): $2[i]

@@ -1,3 +1,5 @@
+import { rowById } from '../database';
+
 /**
  * Claims Idempotency-Keys for tenant $1: $2[i] with request hash $3[i] (hex) for the schedule
  * $4[i] about to be created. The primary key decides between concurrent requests: a loser's
@@ -60,15 +62,14 @@ export const LOCK_SCHEDULE = `SELECT id FROM schedules WHERE tenant_id = $1 AND 
  * The poller locks the schedules of the entries it is dispatching. SKIP LOCKED: a schedule
  * being edited right now is left for the next round (the edit rewrites its entry anyway), and
  * the poller never waits on an edit that waits on it. Each schedule is one primary-key probe
- * (LATERAL, OFFSET 0) whatever the statistics a generic plan is made with: the dispatch's other
+ * (rowById) whatever the statistics a generic plan is made with: the dispatch's other
  * statements on schedules, written with a join, were planned as scans of the whole table while
  * it was small (see ADVANCE_SCHEDULES). $1 distinct schedule ids.
  */
 export const LOCK_SCHEDULES_FOR_DISPATCH = `
   SELECT s.*
     FROM unnest($1::uuid[]) AS wanted(id)
-   CROSS JOIN LATERAL (SELECT * FROM schedules x WHERE x.id = wanted.id
-                       OFFSET 0 FOR UPDATE SKIP LOCKED) s`;
+   ${rowById('schedules', 's', 'wanted.id', '*', { lock: 'FOR UPDATE SKIP LOCKED' })}`;
 
 /**
  * Moves a batch of schedules on after dispatch, each only if its revision is still the one the

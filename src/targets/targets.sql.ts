@@ -1,3 +1,5 @@
+import { rowById } from '../database';
+
 /**
  * The targets module's hand-written SQL. Every statement filters by tenant_id (a tenant never
  * sees another's targets) and, except where noted, by deleted_at IS NULL (a deleted target is
@@ -21,7 +23,7 @@ export const SELECT_TARGET = `
  * statement that reads them, for the worker to sign requests. Each pair is matched on both
  * columns, so a target is found only for its own tenant, and one statement serves a batch of
  * runs of many tenants (each tenant's runs of a batch cost no statement of their own). Each pair
- * is one index probe (LATERAL, OFFSET 0 keeps it one whatever the statistics): a semi-join of
+ * is one primary-key probe (rowById, whatever the statistics): a semi-join of
  * the pairs against the table was planned as a hash over a scan of every tenant's targets, on
  * every batch (1,000 targets read to find 6). The caller passes each pair once. A rotated-out
  * secret past its overlap is not used, even before the relay drops it
@@ -30,13 +32,15 @@ export const SELECT_TARGET = `
 export const SELECT_TARGETS_FOR_DISPATCH = `
   SELECT t.*
     FROM unnest($1::uuid[], $2::uuid[]) AS wanted(tenant_id, id)
-   CROSS JOIN LATERAL (
-     SELECT ${TARGET_COLUMNS}, signing_secret, auth,
-            CASE WHEN previous_signing_secret_expires_at > now() THEN previous_signing_secret END
-              AS previous_signing_secret
-       FROM targets x
-      WHERE x.tenant_id = wanted.tenant_id AND x.id = wanted.id AND x.deleted_at IS NULL
-     OFFSET 0) t`;
+   ${rowById(
+     'targets',
+     't',
+     'wanted.id',
+     `${TARGET_COLUMNS}, signing_secret, auth,
+      CASE WHEN previous_signing_secret_expires_at > now() THEN previous_signing_secret END
+        AS previous_signing_secret`,
+     { also: 'x.tenant_id = wanted.tenant_id AND x.deleted_at IS NULL' },
+   )}`;
 
 // Keyset pagination over targets_tenant_listing_idx by (created_at, id).
 const LIST_SELECT = `

@@ -32,8 +32,9 @@ function rowsRead(node: PlanNode, table: string): number {
  * What the poller and the worker run for every batch must cost what the batch names, not what
  * the tables hold. Each statement here is run in a generic plan (what a pooled connection
  * settles on) against 2,000 tenants, each with a target and a schedule, for a batch naming five
- * of them: a probe or two per row named; before these statements probed their rows one by one, a generic plan scanned every
- * tenant, target, schedule or counter for each batch (a table of 2,000 read to find five).
+ * of them: a probe or two per row named. Before these statements probed their rows one by one
+ * (rowById), a generic plan of several of them scanned every tenant, target, schedule or counter
+ * for each batch (a table of 2,000 read to find five).
  */
 describe('per-batch statements read the rows their batch names', () => {
   const TENANTS = 2000;
