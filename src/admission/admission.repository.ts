@@ -221,6 +221,7 @@ export class AdmissionRepository {
       tenant_id: string;
       priority: number;
       scheduled_at: Date;
+      target_id: string | null;
     }>(ADMIT_TARGET_WAITING, [tenantId, targetId, limit], tx);
     return rows.map(toRunToPublish);
   }
@@ -278,10 +279,16 @@ export class AdmissionRepository {
     );
   }
 
-  /** Up to `limit` tenants with runs waiting for admission, after tenant `after` (see TENANTS_WAITING). */
-  async tenantsWaiting(limit: number, after: string | null = null): Promise<string[]> {
-    const rows = await this.sql.rows<{ tenant_id: string }>(TENANTS_WAITING, [limit, after]);
-    return rows.map((r) => r.tenant_id);
+  /**
+   * Up to `limit` tenants with runs waiting for admission, after tenant `after`, and whether any
+   * waiting run is past its start deadline (see TENANTS_WAITING).
+   */
+  async waitingAtAGlance(limit: number, after: string | null = null): Promise<WaitingAtAGlance> {
+    const [row] = await this.sql.rows<{ tenants: string[]; past_start_deadline: boolean }>(
+      TENANTS_WAITING,
+      [limit, after],
+    );
+    return { tenants: row.tenants, pastStartDeadline: row.past_start_deadline };
   }
 
   /** The admitter's step for one tenant (see ADMIT_WAITING). */
@@ -296,6 +303,7 @@ export class AdmissionRepository {
       tenant_id: string;
       priority: number;
       scheduled_at: Date;
+      target_id: string | null;
       outcome: 'admitted' | 'waits' | 'ended';
     }>(ADMIT_WAITING, [tenantId, limit, notHighLimit], tx);
     return {
@@ -386,17 +394,27 @@ export class AdmissionRepository {
   }
 }
 
+/** The admitter's look at the waiting lists (see TENANTS_WAITING). */
+export interface WaitingAtAGlance {
+  /** Tenants with runs waiting for admission, in tenant-id order. */
+  tenants: string[];
+  /** Some waiting run is past its start deadline (SKIP_PAST_START_DEADLINE has work). */
+  pastStartDeadline: boolean;
+}
+
 function toRunToPublish(r: {
   id: string;
   tenant_id: string;
   priority: number;
   scheduled_at: Date;
+  target_id: string | null;
 }): RunToPublish {
   return {
     runId: r.id,
     tenantId: r.tenant_id,
     scheduledAt: r.scheduled_at,
     priority: priorityOfRank(r.priority),
+    ...(r.target_id ? { targetId: r.target_id } : {}),
   };
 }
 

@@ -180,13 +180,19 @@ export class AdmissionService {
    */
   async admitWaiting(): Promise<number> {
     const { admission } = this.config;
-    const tenants = await this.admission.tenantsWaiting(admission.tenantsPerRound, this.turn);
+    const { tenants, pastStartDeadline } = await this.admission.waitingAtAGlance(
+      admission.tenantsPerRound,
+      this.turn,
+    );
     this.turn = tenants.length < admission.tenantsPerRound ? null : (tenants.at(-1) ?? null);
-    const skipped = await this.admission.transaction(async (tx) => {
-      const ids = await this.admission.skipPastStartDeadline(tx, admission.batchSize);
-      await this.events.recordRunEvents(tx, ids);
-      return ids.length;
-    });
+    // Only when the look saw a run past its deadline: a round with nothing to do is one statement.
+    const skipped = pastStartDeadline
+      ? await this.admission.transaction(async (tx) => {
+          const ids = await this.admission.skipPastStartDeadline(tx, admission.batchSize);
+          await this.events.recordRunEvents(tx, ids);
+          return ids.length;
+        })
+      : 0;
     if (skipped > 0) this.lifecycle.emit({ kind: 'runs.deadline_skipped', count: skipped });
     const fleet = await this.fleetShares(tenants);
     let admitted = 0;

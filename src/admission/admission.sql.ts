@@ -312,11 +312,13 @@ export const SPEND_TOKENS_OF_NEW_RUNS = `
   SELECT 1`;
 
 /**
- * The tenants with runs waiting for admission, by loose scans of the two waiting lists' indexes
- * (the tenants' and the targets': one probe per such tenant in each, however long each one's
- * lists are), at most $1, starting after tenant $2 (the last one of the previous round; null:
- * from the first), so with more waiting tenants than a round takes every tenant still gets its
- * turn.
+ * The admitter's look at the waiting lists: the tenants with runs waiting for admission, by loose
+ * scans of the two waiting lists' indexes (the tenants' and the targets': one probe per such
+ * tenant in each, however long each one's lists are), at most $1, starting after tenant $2 (the
+ * last one of the previous round; null: from the first), so with more waiting tenants than a
+ * round takes every tenant still gets its turn; and whether any waiting run is past its start
+ * deadline (one probe of the deadline index), so that a round with nothing to do is this one
+ * statement, not also a transaction around a SKIP_PAST_START_DEADLINE that finds nothing.
  */
 export const TENANTS_WAITING = `
   WITH RECURSIVE in_tenant_lists(tenant_id, n) AS (
@@ -338,11 +340,14 @@ export const TENANTS_WAITING = `
              ORDER BY w.tenant_id LIMIT 1), l.n + 1
       FROM in_target_lists l WHERE l.tenant_id IS NOT NULL AND l.n < $1
   )
-  SELECT tenant_id FROM (SELECT tenant_id FROM in_tenant_lists
-                         UNION SELECT tenant_id FROM in_target_lists) waiting
-   WHERE tenant_id IS NOT NULL
-   ORDER BY tenant_id
-   LIMIT $1`;
+  SELECT array(SELECT tenant_id FROM (SELECT tenant_id FROM in_tenant_lists
+                                      UNION SELECT tenant_id FROM in_target_lists) waiting
+                 WHERE tenant_id IS NOT NULL
+                 ORDER BY tenant_id
+                 LIMIT $1) AS tenants,
+         (SELECT 1 FROM occurrences w
+           WHERE w.start_deadline < now() AND ${WAITING_FOR_BUDGET('w')}
+           LIMIT 1) IS NOT NULL AS past_start_deadline`;
 
 /**
  * The targets of tenant $1 with runs in their waiting list, by a loose scan of that list's
@@ -417,7 +422,7 @@ export const ADMIT_TARGET_WAITING = `
   ), spent AS (${spendTokens('admitted')}
   ), target_spent AS (${spendTargetTokens('admitted')}
   )
-  SELECT id, tenant_id, priority, scheduled_at FROM admitted`;
+  SELECT id, tenant_id, priority, scheduled_at, target_id FROM admitted`;
 
 /**
  * Waiting runs past their start deadline, of any tenant, are SKIPPED (deadline_exceeded): they
@@ -499,9 +504,9 @@ export const ADMIT_WAITING = `
   ), spent AS (${spendTokens('admitted')}
   ), target_spent AS (${spendTargetTokens('admitted')}
   )
-  SELECT id, tenant_id, priority, scheduled_at, 'admitted' AS outcome FROM admitted
-  UNION ALL SELECT id, tenant_id, priority, scheduled_at, 'waits' FROM deferred
-  UNION ALL SELECT id, tenant_id, priority, scheduled_at, 'ended' FROM ended`;
+  SELECT id, tenant_id, priority, scheduled_at, target_id, 'admitted' AS outcome FROM admitted
+  UNION ALL SELECT id, tenant_id, priority, scheduled_at, NULL, 'waits' FROM deferred
+  UNION ALL SELECT id, tenant_id, priority, scheduled_at, NULL, 'ended' FROM ended`;
 
 /**
  * One tenant's admission, for its usage report: runs holding permits, and those waiting by

@@ -197,6 +197,7 @@ export class DueDispatcher {
                 tenantId: row.tenantId,
                 scheduledAt: row.scheduledAt,
                 priority: run.priority,
+                targetId: schedules.get(row.scheduleId)?.targetId,
               },
             ]
           : [];

@@ -27,6 +27,12 @@ export interface RunJob {
    * then looks in every partition).
    */
   scheduledAt?: string;
+  /**
+   * The run's target when its job was published, a hint: the worker reads that target beside
+   * the claim instead of after it. The claim's answer decides which target is called (a schedule
+   * moved to another target since is read then). Absent: read after the claim.
+   */
+  targetId?: string;
 }
 
 /** A run to publish, and which queue it goes to. Absent priority: normal. */
@@ -35,6 +41,8 @@ export interface RunToPublish {
   tenantId: string;
   scheduledAt: Date;
   priority?: RunPriority;
+  /** Its target, as far as the publisher knows (see RunJob.targetId). */
+  targetId?: string;
 }
 
 export function queueOf(priority: RunPriority | undefined): string {

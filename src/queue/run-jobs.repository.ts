@@ -36,6 +36,7 @@ export class RunJobsRepository {
         runId: job.runId,
         tenantId: job.tenantId,
         scheduledAt: job.scheduledAt.toISOString(),
+        ...(job.targetId ? { targetId: job.targetId } : {}),
       };
       byQueue.set(queue, [
         ...(byQueue.get(queue) ?? []),

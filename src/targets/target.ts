@@ -83,6 +83,14 @@ export class DispatchTargets {
   of(tenantId: string, targetId: string): DispatchTarget | null {
     return this.byTenant.get(tenantId)?.get(targetId) ?? null;
   }
+
+  /** These targets and those of a later read (which win where both have one). */
+  with(later: DispatchTargets): DispatchTargets {
+    const all = [this, later].flatMap((read) =>
+      [...read.byTenant.values()].flatMap((ofTenant) => [...ofTenant.values()]),
+    );
+    return new DispatchTargets(all);
+  }
 }
 
 /** The worker's view: the only shape that carries the signing secrets. */

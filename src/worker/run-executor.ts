@@ -109,6 +109,8 @@ export class RunExecutor {
     const failures: unknown[] = [];
     const claimSentAt = performance.now();
     const claimSentAtMs = Date.now();
+    // The targets the jobs name are read while the claims are made, not after them.
+    const early = this.readNamedTargets(jobs);
     // Each submit joins whatever this process is claiming at the moment (see `claims`).
     const fast = await Promise.allSettled(jobs.map((job) => this.claims.submit(job.data)));
     const held: HeldClaim[] = [];
@@ -119,7 +121,7 @@ export class RunExecutor {
         held.push({ claim: result.value, claimSentAt, claimSentAtMs, claimedAtMs: Date.now() });
       } else rest.push(jobs[i]);
     });
-    this.attemptAll(held, onWake, lane);
+    this.attemptAll(held, onWake, lane, early);
     const alone = await Promise.all(
       rest.map((job) =>
         this.claimAlone(job, onWake).catch((error: unknown) => {
@@ -132,18 +134,24 @@ export class RunExecutor {
       alone.filter((h): h is HeldClaim => h !== null),
       onWake,
       lane,
+      early,
     );
     if (failures.length > 0) throw failures[0];
   }
 
   /**
    * Starts the attempts of claimed runs. Their targets (of every tenant at once: one read for
-   * the batch) load beside the attempts, not before the claims resolve: the fetch loop goes on
-   * to its next batch meanwhile.
+   * the batch, or none when the early read has them) load beside the attempts, not before the
+   * claims resolve: the fetch loop goes on to its next batch meanwhile.
    */
-  private attemptAll(held: readonly HeldClaim[], onWake: (inMs: number) => void, lane: WorkerLane) {
+  private attemptAll(
+    held: readonly HeldClaim[],
+    onWake: (inMs: number) => void,
+    lane: WorkerLane,
+    early: EarlyTargetsRead | null,
+  ) {
     if (held.length === 0) return;
-    const context = this.dispatchContext(held);
+    const context = this.dispatchContext(held, early);
     for (const h of held) {
       const attempt = context.then(({ targets, traces }) =>
         this.run(h, targets, traces.get(h.claim.runId)),
@@ -158,19 +166,62 @@ export class RunExecutor {
    * are recorded, the runs' traces (per tenant; a failure costs the spans, never the run).
    * Never rejects.
    */
-  private async dispatchContext(held: readonly HeldClaim[]): Promise<{
+  private async dispatchContext(
+    held: readonly HeldClaim[],
+    early: EarlyTargetsRead | null,
+  ): Promise<{
     targets: DispatchTargets | TargetsUnavailable;
     traces: Map<string, string>;
   }> {
     const [targets, traces] = await Promise.all([
-      this.targets
-        .getForDispatch(
-          held.map(({ claim }) => ({ tenantId: claim.tenantId, targetId: claim.targetId })),
-        )
-        .catch((error: unknown) => new TargetsUnavailable(error)),
+      this.targetsOfClaims(held, early),
       tracingActive() ? this.traceParents(held) : Promise.resolve(new Map<string, string>()),
     ]);
     return { targets, traces };
+  }
+
+  /**
+   * The targets the jobs name (RunJob.targetId, their runs' targets when published), read while
+   * the claims are made: the attempts of a batch then start as soon as its claims return, one
+   * round trip sooner. Null when no job names one (jobs of an older version).
+   */
+  private readNamedTargets(jobs: ReadonlyArray<Job<RunJob>>): EarlyTargetsRead | null {
+    const named = jobs.flatMap(({ data }) =>
+      data.targetId ? [{ tenantId: data.tenantId, targetId: data.targetId }] : [],
+    );
+    if (named.length === 0) return null;
+    return { asked: new Set(named.map(targetKey)), answer: this.readTargets(named) };
+  }
+
+  /**
+   * The targets the claims call: each is the claim's (the schedule's target at the claim), taken
+   * from the early read where it asked for that target; the rest (a schedule moved to another
+   * target since the job was published, a job that named none) are read now. An early read that
+   * failed is made again now, as if it had not been tried.
+   */
+  private async targetsOfClaims(
+    held: readonly HeldClaim[],
+    early: EarlyTargetsRead | null,
+  ): Promise<DispatchTargets | TargetsUnavailable> {
+    const wanted = held.map(({ claim }) => ({
+      tenantId: claim.tenantId,
+      targetId: claim.targetId,
+    }));
+    const read = early ? await early.answer : null;
+    if (!early || !read || read instanceof TargetsUnavailable) return this.readTargets(wanted);
+    const rest = wanted.filter((ref) => !early.asked.has(targetKey(ref)));
+    if (rest.length === 0) return read;
+    const later = await this.readTargets(rest);
+    return later instanceof TargetsUnavailable ? later : read.with(later);
+  }
+
+  /** One read of the given targets; a failure is TargetsUnavailable (never rejects). */
+  private readTargets(
+    refs: ReadonlyArray<{ tenantId: string; targetId: string }>,
+  ): Promise<DispatchTargets | TargetsUnavailable> {
+    return this.targets
+      .getForDispatch(refs)
+      .catch((error: unknown) => new TargetsUnavailable(error));
   }
 
   private async traceParents(held: readonly HeldClaim[]): Promise<Map<string, string>> {
@@ -485,4 +536,15 @@ export class RunExecutor {
 /** The targets of a batch could not be read: its runs end their attempt as retryable. */
 class TargetsUnavailable {
   constructor(readonly cause: unknown) {}
+}
+
+/** A read of the targets a batch's jobs name, started beside its claims. */
+interface EarlyTargetsRead {
+  /** The tenant/target pairs it asked for (targetKey): a target it did not find is gone. */
+  asked: ReadonlySet<string>;
+  answer: Promise<DispatchTargets | TargetsUnavailable>;
+}
+
+function targetKey(ref: { tenantId: string; targetId: string }): string {
+  return `${ref.tenantId}/${ref.targetId}`;
 }
