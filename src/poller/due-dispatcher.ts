@@ -4,7 +4,7 @@ import { AdmissionService } from '../admission';
 import { Transactions } from '../database';
 import { DueIndexRepository, type ClaimedDueEntry, type DueEntry } from '../due-index';
 import { OccurrencesService } from '../occurrences';
-import { OverlapService } from '../overlap';
+import { allowsConcurrentRuns, OverlapService } from '../overlap';
 import type { RunReason } from '../run-vocabulary';
 import { SchedulesService, type ScheduleAdvance } from '../schedules';
 import { DatabaseClockRepository } from './database-clock.repository';
@@ -111,7 +111,13 @@ export class DueDispatcher {
       if (entries.length === 0) return result;
       const ids = [...new Set(entries.map((e) => e.scheduleId))];
       const schedules = await this.schedules.lockForDispatch(tx, ids);
-      const active = await this.overlap.activeRuns(tx, ids);
+      // What is active matters only where the policy keeps runs apart: under `allow` a new run
+      // queues whatever else is running (planNewRun), so those schedules cost no read.
+      const keptApart = ids.filter((id) => {
+        const schedule = schedules.get(id);
+        return schedule !== undefined && !allowsConcurrentRuns(schedule.overlapPolicy);
+      });
+      const active = await this.overlap.activeRuns(tx, keptApart);
       const planned: PlannedOccurrence[] = [];
       const taken: ClaimedDueEntry[] = [];
       const advanced: ScheduleAdvance[] = [];

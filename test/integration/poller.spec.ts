@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { Transactions } from '../../src/database';
 import { OccurrencesService } from '../../src/occurrences';
+import { OverlapService } from '../../src/overlap';
 import { DueDispatcher, PollerService } from '../../src/poller';
 import { nextOccurrences } from '../../src/recurrence';
 import { SHARD_COUNT } from '../../src/due-index';
@@ -70,6 +71,33 @@ describe('poller: due-time discovery and durable dispatch', () => {
       expect(
         await db.query('SELECT 1 FROM due_index WHERE schedule_id = $1', [schedule.id]),
       ).toHaveLength(0);
+    });
+
+    it('asks which runs are active only for schedules whose overlap policy keeps runs apart', async () => {
+      const overlap = t.app.get(OverlapService);
+      const asked: string[][] = [];
+      const activeRuns = overlap.activeRuns.bind(overlap);
+      const spy = jest.spyOn(overlap, 'activeRuns').mockImplementation((tx, ids) => {
+        asked.push([...ids]);
+        return activeRuns(tx, ids);
+      });
+      try {
+        const runAt = new Date(Date.now() + 1000).toISOString();
+        const allow = await make.createSchedule({ runAt, overlapPolicy: 'allow' });
+        const skip = await make.createSchedule({ runAt, overlapPolicy: 'skip' });
+        await eventually(async () => {
+          const rows = await db.query(
+            'SELECT state FROM occurrences WHERE schedule_id = ANY($1::uuid[])',
+            [[allow.id, skip.id]],
+          );
+          expect(rows).toEqual([{ state: 'QUEUED' }, { state: 'QUEUED' }]);
+        });
+        // Under `allow` a new run queues whatever else is active (planNewRun): nothing to ask.
+        expect(asked.flat()).toContain(skip.id);
+        expect(asked.flat()).not.toContain(allow.id);
+      } finally {
+        spy.mockRestore();
+      }
     });
 
     it('prepares a batch ahead of its instant and commits it only once the database clock reaches it', async () => {
