@@ -21,9 +21,10 @@ export class PgBossService implements OnModuleInit, OnApplicationShutdown {
     @Inject(PrimaryLocator) locator: PrimaryLocator,
   ) {
     // The credentials and parameters of the URL; the server is the locator's primary: its
-    // pool's connections are PrimaryClients and its LISTEN client dials a primarySocket.
+    // pool's connections are PrimaryClients and its LISTEN client dials a primarySocket. Its
+    // statements run prepared, as ours do (it sends them as text: see PreparingPrimaryClient).
     const toPrimary = {
-      ...primaryPoolOptions(locator, config.database.connectTimeoutMs),
+      ...primaryPoolOptions(locator, config.database.connectTimeoutMs, { prepare: true }),
       stream: primarySocket(locator),
     };
     this.boss = new PgBoss({

@@ -1,10 +1,11 @@
-import { Client } from 'pg';
+import { Client, Pool } from 'pg';
 import { createServer } from 'node:net';
 import {
   databaseRoundTrips,
   NoWritableHostError,
   PrimaryClient,
   primaryLocatorFor,
+  primaryPoolOptions,
   primarySocket,
   ReadOnlyServerError,
 } from '../../src/database';
@@ -49,6 +50,32 @@ describe('PrimaryClient', () => {
       await stronger.client.end();
     } finally {
       await admin.query(`ALTER DATABASE ${database.name} RESET synchronous_commit`);
+    }
+  });
+
+  it('prepares the statements a pool owner sends as text and values (pg-boss), once per connection', async () => {
+    const locator = primaryLocatorFor(database.url, {
+      connectTimeoutMs: 2000,
+      primaryCheckIntervalMs: 60_000,
+    });
+    const pool = new Pool({
+      connectionString: database.url,
+      ...primaryPoolOptions(locator, 2000, { prepare: true }),
+      max: 1,
+    });
+    try {
+      // As pg-boss's Db does: pool.query(text, values).
+      const statement = 'SELECT $1::int + 1 AS n /* prepared by the pool */';
+      expect((await pool.query(statement, [1])).rows).toEqual([{ n: 2 }]);
+      expect((await pool.query(statement, [41])).rows).toEqual([{ n: 42 }]);
+      // Without values (migrations, several commands at once): as it came.
+      await pool.query('SELECT 1; SELECT 2');
+      const prepared = await pool.query(
+        `SELECT statement FROM pg_prepared_statements WHERE name LIKE 'dueline_%'`,
+      );
+      expect(prepared.rows.map((r: { statement: string }) => r.statement)).toEqual([statement]);
+    } finally {
+      await pool.end();
     }
   });
 
