@@ -84,22 +84,28 @@ export class PrimaryClient extends Client {
 }
 
 /**
- * A PrimaryClient for a pool whose owner sends its SQL as text and values (pg-boss: `pool.query(
- * text, values)`): a statement with values that may be prepared (prepared-statements.ts) goes as
- * a named prepared statement, so Postgres parses and plans it once per connection, not at every
- * call. pg-boss's fetch, delete and completion planned for 0.2-0.4 ms at each call (several
- * times their execution) in the 1,000 runs/s benchmark. A statement without values (pg-boss's
- * migrations and maintenance, which may hold several commands) runs as it came.
+ * A PrimaryClient for a pool whose owner sends its SQL as text (pg-boss: `pool.query(text,
+ * values)`): a statement that may be prepared (prepared-statements.ts) goes as a named prepared
+ * statement, so Postgres parses and plans it once per connection, not at every call. pg-boss's
+ * fetch, delete and completion planned for 0.2-0.4 ms at each call (several times their
+ * execution) in the 1,000 runs/s benchmark. Its fetch has no values (the queue and the batch size
+ * are written into its text: one text per queue), so a text without values is prepared too when
+ * it is one command (no `;`); a script of several (its migrations) runs as it came.
  */
 export class PreparingPrimaryClient extends PrimaryClient {
   // pg's query() has many overloads; this one only changes the first argument's form.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   override query(...args: any[]): any {
-    const [text, values, ...rest] = args as [unknown, unknown, ...unknown[]];
-    if (typeof text === 'string' && Array.isArray(values) && values.length > 0) {
-      const name = preparedName(text);
+    const [text, second, ...rest] = args as [unknown, unknown, ...unknown[]];
+    if (typeof text === 'string') {
+      const values = Array.isArray(second) ? (second as unknown[]) : [];
+      const name = values.length > 0 || !text.includes(';') ? preparedName(text) : null;
       if (name !== null) {
-        return (super.query as (...a: unknown[]) => unknown)({ name, text, values }, ...rest);
+        // A callback, when given, follows the values or stands in their place.
+        const callback = (Array.isArray(second) ? rest : [second, ...rest]).filter(
+          (arg) => arg !== undefined,
+        );
+        return (super.query as (...a: unknown[]) => unknown)({ name, text, values }, ...callback);
       }
     }
     return (super.query as (...a: unknown[]) => unknown)(...args);

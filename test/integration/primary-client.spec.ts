@@ -1,4 +1,4 @@
-import { Client, Pool } from 'pg';
+import { Client, Pool, type PoolConfig } from 'pg';
 import { createServer } from 'node:net';
 import {
   databaseRoundTrips,
@@ -58,9 +58,10 @@ describe('PrimaryClient', () => {
       connectTimeoutMs: 2000,
       primaryCheckIntervalMs: 60_000,
     });
+    // pg-boss's pool is made the same way (its Client option is typed for a no-argument class).
     const pool = new Pool({
       connectionString: database.url,
-      ...primaryPoolOptions(locator, 2000, { prepare: true }),
+      ...(primaryPoolOptions(locator, 2000, { prepare: true }) as unknown as PoolConfig),
       max: 1,
     });
     try {
@@ -68,12 +69,17 @@ describe('PrimaryClient', () => {
       const statement = 'SELECT $1::int + 1 AS n /* prepared by the pool */';
       expect((await pool.query(statement, [1])).rows).toEqual([{ n: 2 }]);
       expect((await pool.query(statement, [41])).rows).toEqual([{ n: 42 }]);
-      // Without values (migrations, several commands at once): as it came.
+      // One command without values (pg-boss's fetch): prepared too.
+      const fetch = `SELECT 'dueline-runs' AS queue, 200 AS batch /* no values */`;
+      expect((await pool.query(fetch)).rows).toEqual([{ queue: 'dueline-runs', batch: 200 }]);
+      // Several commands (pg-boss's migrations): as they came, as a simple query.
       await pool.query('SELECT 1; SELECT 2');
       const prepared = await pool.query(
         `SELECT statement FROM pg_prepared_statements WHERE name LIKE 'dueline_%'`,
       );
-      expect(prepared.rows.map((r: { statement: string }) => r.statement)).toEqual([statement]);
+      const texts = prepared.rows.map((r: { statement: string }) => r.statement);
+      expect(texts).toEqual(expect.arrayContaining([statement, fetch]));
+      expect(texts).not.toContain('SELECT 1; SELECT 2');
     } finally {
       await pool.end();
     }
