@@ -7,7 +7,7 @@ import {
   type HostProbe,
   type ProbeResult,
 } from './primary-locator';
-import { preparedName } from './prepared-statements';
+import { PLAN_ONCE, preparedName } from './prepared-statements';
 import { PREPARE_WRITE_SESSION, SESSION_IS_WRITABLE } from './primary.sql';
 import { countRoundTrip } from './round-trips';
 
@@ -145,7 +145,8 @@ class PrimarySocket extends Socket {
 
 /**
  * Pool options (pg-pool, as TypeORM's `extra` and pg-boss's config) for the locator's primary.
- * `prepare`: the pool's owner sends SQL as text (see PreparingPrimaryClient).
+ * `prepare`: the pool's owner sends SQL as text; its statements are prepared (see
+ * PreparingPrimaryClient) and, like ours, planned once per connection (PLAN_ONCE).
  */
 export function primaryPoolOptions(
   locator: PrimaryLocator,
@@ -156,6 +157,7 @@ export function primaryPoolOptions(
     Client: options.prepare ? PreparingPrimaryClient : PrimaryClient,
     primaryLocator: locator,
     connectionTimeoutMillis: connectTimeoutMs,
+    ...(options.prepare ? { options: PLAN_ONCE } : {}),
   };
 }
 
