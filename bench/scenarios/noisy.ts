@@ -31,6 +31,15 @@ const SMALL_QUOTAS = {
 /** The quiet load of the flood phase: one run every QUIET_EVERY_MS over QUIET_SECONDS. */
 const QUIET_EVERY_MS = 20;
 const QUIET_SECONDS = 10;
+/**
+ * Each isolation phase starts with the quiet load's own rate for this long, from the quiet
+ * tenants, ending WARM_UP_GAP_MS before the flood's instant: its runs are held to the same
+ * guarantees but their lag is not judged, so the judged runs measure a service that has run its
+ * claim, call and completion paths (connections opened, statements planned, code compiled), not
+ * the first second after its start. What that first second costs is printed apart.
+ */
+const WARM_UP_MS = 2000;
+const WARM_UP_GAP_MS = 2000;
 
 /**
  * noisy: tenant isolation, in the phases --noisy-phases names, each on a fresh database:
@@ -119,7 +128,10 @@ async function isolation(
       );
     }
     const floodRuns = floods * floodSize;
-    const floodAt = Math.ceil((Date.now() + 6000 + (floodRuns + quietCount) / 4) / 1000) * 1000;
+    const floodAt =
+      Math.ceil(
+        (Date.now() + 6000 + WARM_UP_MS + WARM_UP_GAP_MS + (floodRuns + quietCount) / 4) / 1000,
+      ) * 1000;
     const floodIds = await seedSchedules(world.db.url, floodRuns, (i) => ({
       tenantId: flooders[i % floods].id,
       targetId: flooders[i % floods].targetId,
@@ -136,7 +148,23 @@ async function isolation(
         dueAt: new Date(quietAt(i)),
       };
     });
-    if (Date.now() > floodAt - 1000) throw new Error('seeding ran past the flood instant');
+    const warmUpCount = Math.round(WARM_UP_MS / quietEveryMs);
+    const warmUpAt = (i: number) =>
+      floodAt - WARM_UP_GAP_MS - WARM_UP_MS + Math.floor(i * quietEveryMs);
+    const warmUpIds = await seedSchedules(world.db.url, warmUpCount, (i) => {
+      const tenant = quietTenants[i % quietTenants.length];
+      return {
+        tenantId: tenant.id,
+        targetId: tenant.targetId,
+        cron: null,
+        dueAt: new Date(warmUpAt(i)),
+      };
+    });
+    if (Date.now() > warmUpAt(0) - 500) throw new Error('seeding ran past the warm-up');
+    const warmUp: ExpectedOccurrence[] = warmUpIds.map((scheduleId, i) => ({
+      scheduleId,
+      at: warmUpAt(i),
+    }));
     const quiet: ExpectedOccurrence[] = quietIds.map((scheduleId, i) => ({
       scheduleId,
       at: quietAt(i),
@@ -166,7 +194,22 @@ async function isolation(
       quiet,
       { from: quiet[0].at, to: quiet[quiet.length - 1].at },
     );
+    const warmUpSet = new Set(warmUpIds);
+    const warmUpDelivery = analyze(
+      receipts.filter((r) => warmUpSet.has(r.scheduleId)),
+      warmUp,
+      { from: warmUp[0].at, to: warmUp[warmUp.length - 1].at },
+    );
     const notes: string[] = [];
+    const warmUpLag = warmUpDelivery.lagMs;
+    notes.push(
+      `warm-up (lag not judged): ${warmUpDelivery.delivered}/${warmUp.length} runs over the ` +
+        `${WARM_UP_MS / 1000} s ending ${WARM_UP_GAP_MS / 1000} s before the flood's instant, ` +
+        `lag p50/p99 ${warmUpLag ? `${Math.round(warmUpLag.p50)}/${Math.round(warmUpLag.p99)} ms` : '-'} ` +
+        `(the service's first second of runs), ${warmUpDelivery.early} early, ` +
+        `${warmUpDelivery.duplicates} duplicated`,
+    );
+    console.log(`  ${notes[notes.length - 1]}`);
     // Only quiet runs fall in the quiet window: where their lag goes, from the ledger.
     const stages = await stageLags(world.db.url, {
       from: quiet[0].at,
@@ -217,9 +260,16 @@ async function isolation(
         quietTenants: tenantCount,
         quietRuns: quietCount,
       },
-      delivery: quietDelivery,
+      // The warm-up's runs are held to the same guarantees: never early, once, none lost.
+      delivery: {
+        ...quietDelivery,
+        early: quietDelivery.early + warmUpDelivery.early,
+        duplicates: quietDelivery.duplicates + warmUpDelivery.duplicates,
+        lost: quietDelivery.lost + warmUpDelivery.lost,
+      },
       resources,
       extra: {
+        warmUp: { runs: warmUp.length, delivered: warmUpDelivery.delivered, lagMs: warmUpLag },
         floods: floodFigures,
         floodQuotaPerSecond: FLOOD_QUOTAS.dispatchRatePerSecond,
         serviceLog: logs,
