@@ -1,6 +1,5 @@
 import type { DataSourceOptions, MixedList } from 'typeorm';
 import { parseDatabaseUrl, urlFor } from './database-address';
-import { PLAN_ONCE } from './prepared-statements';
 import { connectionProbe, primaryPoolOptions } from './primary-client';
 import { PrimaryLocator, type LocatorLogger } from './primary-locator';
 
@@ -70,8 +69,10 @@ export function dataSourceOptions(
     applicationName: 'dueline',
     extra: {
       ...primaryPoolOptions(locator, connectTimeoutMs),
-      // The ledger's statements are prepared (sql-runner.ts): plan each once per connection.
-      options: PLAN_ONCE,
+      // The ledger's statements are prepared (sql-runner.ts) and written for index scans whatever
+      // their parameters: plan them once per connection rather than at every call (the planner's
+      // automatic choice kept re-planning the admission statements, several ms each).
+      options: '-c plan_cache_mode=force_generic_plan',
     },
   };
 }

@@ -26,12 +26,3 @@ export function preparedName(sql: string): string | null {
   names.set(sql, name);
   return name;
 }
-
-/**
- * The session option of every pool whose statements are prepared: plan each one once per
- * connection (the generic plan) rather than let the planner re-plan it at each call while it
- * weighs custom plans. The statements are written for index scans whatever their parameters
- * (per-batch-plans.spec.ts holds them to it); the automatic choice kept re-planning the admission
- * statements, several ms each, and pg-boss's fetch, delete and completion.
- */
-export const PLAN_ONCE = '-c plan_cache_mode=force_generic_plan';

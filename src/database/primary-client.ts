@@ -7,7 +7,7 @@ import {
   type HostProbe,
   type ProbeResult,
 } from './primary-locator';
-import { PLAN_ONCE, preparedName } from './prepared-statements';
+import { preparedName } from './prepared-statements';
 import { PREPARE_WRITE_SESSION, SESSION_IS_WRITABLE } from './primary.sql';
 import { countRoundTrip } from './round-trips';
 
@@ -145,8 +145,7 @@ class PrimarySocket extends Socket {
 
 /**
  * Pool options (pg-pool, as TypeORM's `extra` and pg-boss's config) for the locator's primary.
- * `prepare`: the pool's owner sends SQL as text; its statements are prepared (see
- * PreparingPrimaryClient) and, like ours, planned once per connection (PLAN_ONCE).
+ * `prepare`: the pool's owner sends SQL as text (see PreparingPrimaryClient).
  */
 export function primaryPoolOptions(
   locator: PrimaryLocator,
@@ -157,7 +156,6 @@ export function primaryPoolOptions(
     Client: options.prepare ? PreparingPrimaryClient : PrimaryClient,
     primaryLocator: locator,
     connectionTimeoutMillis: connectTimeoutMs,
-    ...(options.prepare ? { options: PLAN_ONCE } : {}),
   };
 }
 
