@@ -7,7 +7,6 @@ import {
   type HostProbe,
   type ProbeResult,
 } from './primary-locator';
-import { preparedName } from './prepared-statements';
 import { PREPARE_WRITE_SESSION, SESSION_IS_WRITABLE } from './primary.sql';
 import { countRoundTrip } from './round-trips';
 
@@ -84,35 +83,6 @@ export class PrimaryClient extends Client {
 }
 
 /**
- * A PrimaryClient for a pool whose owner sends its SQL as text (pg-boss: `pool.query(text,
- * values)`): a statement that may be prepared (prepared-statements.ts) goes as a named prepared
- * statement, so Postgres parses and plans it once per connection, not at every call. pg-boss's
- * fetch, delete and completion planned for 0.2-0.4 ms at each call (several times their
- * execution) in the 1,000 runs/s benchmark. Its fetch has no values (the queue and the batch size
- * are written into its text: one text per queue), so a text without values is prepared too when
- * it is one command (no `;`); a script of several (its migrations) runs as it came.
- */
-export class PreparingPrimaryClient extends PrimaryClient {
-  // pg's query() has many overloads; this one only changes the first argument's form.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  override query(...args: any[]): any {
-    const [text, second, ...rest] = args as [unknown, unknown, ...unknown[]];
-    if (typeof text === 'string') {
-      const values = Array.isArray(second) ? (second as unknown[]) : [];
-      const name = values.length > 0 || !text.includes(';') ? preparedName(text) : null;
-      if (name !== null) {
-        // A callback, when given, follows the values or stands in their place.
-        const callback = (Array.isArray(second) ? rest : [second, ...rest]).filter(
-          (arg) => arg !== undefined,
-        );
-        return (super.query as (...a: unknown[]) => unknown)({ name, text, values }, ...callback);
-      }
-    }
-    return (super.query as (...a: unknown[]) => unknown)(...args);
-  }
-}
-
-/**
  * A socket that dials the locator's writable server whatever address it is given. It is for the
  * one connection we cannot build ourselves: pg-boss's LISTEN client (`new pg.Client(config)`
  * inside pg-boss) takes its socket from the `stream` option. A standby refuses LISTEN, so it
@@ -143,17 +113,10 @@ class PrimarySocket extends Socket {
   }
 }
 
-/**
- * Pool options (pg-pool, as TypeORM's `extra` and pg-boss's config) for the locator's primary.
- * `prepare`: the pool's owner sends SQL as text (see PreparingPrimaryClient).
- */
-export function primaryPoolOptions(
-  locator: PrimaryLocator,
-  connectTimeoutMs: number,
-  options: { prepare?: boolean } = {},
-) {
+/** Pool options (pg-pool, as TypeORM's `extra` and pg-boss's config) for the locator's primary. */
+export function primaryPoolOptions(locator: PrimaryLocator, connectTimeoutMs: number) {
   return {
-    Client: options.prepare ? PreparingPrimaryClient : PrimaryClient,
+    Client: PrimaryClient,
     primaryLocator: locator,
     connectionTimeoutMillis: connectTimeoutMs,
   };

@@ -21,10 +21,9 @@ export class PgBossService implements OnModuleInit, OnApplicationShutdown {
     @Inject(PrimaryLocator) locator: PrimaryLocator,
   ) {
     // The credentials and parameters of the URL; the server is the locator's primary: its
-    // pool's connections are PrimaryClients and its LISTEN client dials a primarySocket. Its
-    // statements run prepared, as ours do (it sends them as text: see PreparingPrimaryClient).
+    // pool's connections are PrimaryClients and its LISTEN client dials a primarySocket.
     const toPrimary = {
-      ...primaryPoolOptions(locator, config.database.connectTimeoutMs, { prepare: true }),
+      ...primaryPoolOptions(locator, config.database.connectTimeoutMs),
       stream: primarySocket(locator),
     };
     this.boss = new PgBoss({

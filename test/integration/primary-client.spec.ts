@@ -1,11 +1,10 @@
-import { Client, Pool, type PoolConfig } from 'pg';
+import { Client } from 'pg';
 import { createServer } from 'node:net';
 import {
   databaseRoundTrips,
   NoWritableHostError,
   PrimaryClient,
   primaryLocatorFor,
-  primaryPoolOptions,
   primarySocket,
   ReadOnlyServerError,
 } from '../../src/database';
@@ -50,38 +49,6 @@ describe('PrimaryClient', () => {
       await stronger.client.end();
     } finally {
       await admin.query(`ALTER DATABASE ${database.name} RESET synchronous_commit`);
-    }
-  });
-
-  it('prepares the statements a pool owner sends as text and values (pg-boss), once per connection', async () => {
-    const locator = primaryLocatorFor(database.url, {
-      connectTimeoutMs: 2000,
-      primaryCheckIntervalMs: 60_000,
-    });
-    // pg-boss's pool is made the same way (its Client option is typed for a no-argument class).
-    const pool = new Pool({
-      connectionString: database.url,
-      ...(primaryPoolOptions(locator, 2000, { prepare: true }) as unknown as PoolConfig),
-      max: 1,
-    });
-    try {
-      // As pg-boss's Db does: pool.query(text, values).
-      const statement = 'SELECT $1::int + 1 AS n /* prepared by the pool */';
-      expect((await pool.query(statement, [1])).rows).toEqual([{ n: 2 }]);
-      expect((await pool.query(statement, [41])).rows).toEqual([{ n: 42 }]);
-      // One command without values (pg-boss's fetch): prepared too.
-      const fetch = `SELECT 'dueline-runs' AS queue, 200 AS batch /* no values */`;
-      expect((await pool.query(fetch)).rows).toEqual([{ queue: 'dueline-runs', batch: 200 }]);
-      // Several commands (pg-boss's migrations): as they came, as a simple query.
-      await pool.query('SELECT 1; SELECT 2');
-      const prepared = await pool.query(
-        `SELECT statement FROM pg_prepared_statements WHERE name LIKE 'dueline_%'`,
-      );
-      const texts = prepared.rows.map((r: { statement: string }) => r.statement);
-      expect(texts).toEqual(expect.arrayContaining([statement, fetch]));
-      expect(texts).not.toContain('SELECT 1; SELECT 2');
-    } finally {
-      await pool.end();
     }
   });
 
