@@ -138,37 +138,28 @@ async function isolation(
       cron: null,
       dueAt: new Date(floodAt),
     }));
-    const quietAt = (i: number) => floodAt + 1000 + Math.floor(i * quietEveryMs);
-    const quietIds = await seedSchedules(world.db.url, quietCount, (i) => {
-      const tenant = quietTenants[i % quietTenants.length];
-      return {
-        tenantId: tenant.id,
-        targetId: tenant.targetId,
-        cron: null,
-        dueAt: new Date(quietAt(i)),
-      };
-    });
-    const warmUpCount = Math.round(WARM_UP_MS / quietEveryMs);
-    const warmUpAt = (i: number) =>
-      floodAt - WARM_UP_GAP_MS - WARM_UP_MS + Math.floor(i * quietEveryMs);
-    const warmUpIds = await seedSchedules(world.db.url, warmUpCount, (i) => {
-      const tenant = quietTenants[i % quietTenants.length];
-      return {
-        tenantId: tenant.id,
-        targetId: tenant.targetId,
-        cron: null,
-        dueAt: new Date(warmUpAt(i)),
-      };
-    });
-    if (Date.now() > warmUpAt(0) - 500) throw new Error('seeding ran past the warm-up');
-    const warmUp: ExpectedOccurrence[] = warmUpIds.map((scheduleId, i) => ({
-      scheduleId,
-      at: warmUpAt(i),
-    }));
-    const quiet: ExpectedOccurrence[] = quietIds.map((scheduleId, i) => ({
-      scheduleId,
-      at: quietAt(i),
-    }));
+    // The quiet tenants' one-time runs, in turn, one at each of `count` instants.
+    const seedQuiet = async (count: number, at: (i: number) => number) => {
+      const ids = await seedSchedules(world.db.url, count, (i) => {
+        const tenant = quietTenants[i % quietTenants.length];
+        return {
+          tenantId: tenant.id,
+          targetId: tenant.targetId,
+          cron: null,
+          dueAt: new Date(at(i)),
+        };
+      });
+      return ids.map((scheduleId, i): ExpectedOccurrence => ({ scheduleId, at: at(i) }));
+    };
+    const quiet = await seedQuiet(quietCount, (i) => floodAt + 1000 + Math.floor(i * quietEveryMs));
+    const warmUpFrom = floodAt - WARM_UP_GAP_MS - WARM_UP_MS;
+    const warmUp = await seedQuiet(
+      Math.round(WARM_UP_MS / quietEveryMs),
+      (i) => warmUpFrom + Math.floor(i * quietEveryMs),
+    );
+    if (Date.now() > warmUpFrom - 500) throw new Error('seeding ran past the warm-up');
+    const quietIds = quiet.map((e) => e.scheduleId);
+    const warmUpIds = warmUp.map((e) => e.scheduleId);
     const flood: ExpectedOccurrence[] = floodIds.map((scheduleId) => ({ scheduleId, at: floodAt }));
     console.log(
       `  ${floods} × ${floodSize} flood runs due ${new Date(floodAt).toISOString()}, ` +
@@ -181,7 +172,7 @@ async function isolation(
     await observe({
       label,
       sink,
-      window: { from: floodAt, to: quietAt(quietCount - 1) },
+      window: { from: floodAt, to: quiet[quiet.length - 1].at },
       expected: () => [...flood, ...quiet],
       drainMs: Math.max(30_000, drainSeconds * 1000 * 2),
       everyMs: 5000,
