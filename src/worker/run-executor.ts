@@ -207,8 +207,9 @@ export class RunExecutor {
       tenantId: claim.tenantId,
       targetId: claim.targetId,
     }));
-    const read = early ? await early.answer : null;
-    if (!early || !read || read instanceof TargetsUnavailable) return this.readTargets(wanted);
+    if (!early) return this.readTargets(wanted);
+    const read = await early.answer;
+    if (read instanceof TargetsUnavailable) return this.readTargets(wanted);
     const rest = wanted.filter((ref) => !early.asked.has(targetKey(ref)));
     if (rest.length === 0) return read;
     const later = await this.readTargets(rest);
