@@ -278,6 +278,12 @@ async function checkPromises(input: {
   expect(Math.max(...load.answers.map((x) => x.tookMs))).toBeLessThan(9_000);
   for (const answer of load.answers) {
     if (answer.status === 201) continue;
+    // A create held through the failover until its runAt (1.5-3 s ahead) had passed is refused
+    // for that, as any create of a past instant is; it must not have been answered sooner.
+    if (answer.status === 400 && answer.sentAt + answer.tookMs >= Date.parse(answer.runAt)) {
+      expect(answer.invalidFields).toEqual(['runAt']);
+      continue;
+    }
     expect({ status: answer.status, retryAfter: answer.retryAfter }).toEqual({
       status: 503,
       retryAfter: expect.stringMatching(/^\d+$/),

@@ -14,6 +14,8 @@ export interface CreateAnswer {
   tookMs: number;
   /** Why there was no answer. */
   failure?: string;
+  /** The fields a 400 problem named. */
+  invalidFields?: string[];
 }
 
 /**
@@ -56,7 +58,10 @@ export class CreateLoad {
             body: JSON.stringify({ name: `one-time-${loop}-${i}`, targetId, runAt }),
             signal: AbortSignal.timeout(requestTimeoutMs),
           });
-          const body = (await res.json().catch(() => null)) as { id?: string } | null;
+          const body = (await res.json().catch(() => null)) as {
+            id?: string;
+            errors?: Array<{ field: string }>;
+          } | null;
           answer = {
             key,
             status: res.status,
@@ -66,6 +71,7 @@ export class CreateLoad {
             runAt,
             sentAt,
             tookMs: Date.now() - sentAt,
+            ...(body?.errors ? { invalidFields: body.errors.map((e) => e.field) } : {}),
           };
         } catch (error) {
           const e = error as Error & { cause?: { code?: string; message?: string } };
