@@ -27,6 +27,7 @@ import { AutoPause1796300000004 } from './1796300000004-AutoPause';
 import { HistorySummaries1796610000000 } from './1796610000000-HistorySummaries';
 import { RunsWithoutParentKeys1796620000000 } from './1796620000000-RunsWithoutParentKeys';
 import { StatsProofRunIndexes1796630000000 } from './1796630000000-StatsProofRunIndexes';
+import { OneTenantRunIndex1796640000000 } from './1796640000000-OneTenantRunIndex';
 
 /** Every migration, oldest first. Each is reviewed SQL; TypeORM only runs them in order. */
 export const MIGRATIONS = [
@@ -58,6 +59,7 @@ export const MIGRATIONS = [
   HistorySummaries1796610000000,
   RunsWithoutParentKeys1796620000000,
   StatsProofRunIndexes1796630000000,
+  OneTenantRunIndex1796640000000,
 ];
 
 /** MIGRATIONS with the keyring that the data migrations seal secrets under. */

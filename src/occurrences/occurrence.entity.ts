@@ -40,7 +40,6 @@ import { TenantEntity } from '../tenants/tenant.entity';
 @Index('occurrences_active_by_schedule_idx', ['scheduleId'], {
   where: `state IN ('QUEUED', 'RUNNING', 'RETRY_WAIT')`,
 })
-@Index('occurrences_running_by_tenant_idx', ['tenantId'], { where: `state = 'RUNNING'` })
 @Index('occurrences_lease_idx', ['leaseUntil'], { where: `state = 'RUNNING'` })
 @Index('occurrences_retry_idx', ['nextAttemptAt'], { where: `state = 'RETRY_WAIT'` })
 @Index('occurrences_queued_idx', ['createdAt'], {

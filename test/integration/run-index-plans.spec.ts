@@ -14,8 +14,10 @@ import { END_ATTEMPTS, LIST_ATTEMPTS, MARK_ATTEMPT_STALE } from '../../src/attem
 import { instantBounds } from '../../src/database';
 import { RECORD_LATE_STARTS, RECORD_RUN_EVENTS } from '../../src/events/events.sql';
 import {
+  LOCK_EXPIRED_LEASES,
   LOCK_HELD_RUNS,
   LOCK_SCHEDULES_OF_RUNS,
+  TENANTS_WITH_EXPIRED_LEASES,
   TRANSITION_UNDER_FENCE,
 } from '../../src/execution/execution.sql';
 import { CONCURRENT_POLICIES } from '../../src/overlap';
@@ -127,6 +129,16 @@ describe('run index plans made while the history was empty', () => {
       values: [tenantId, randomUUID()],
     });
     await client.query({ name: 'late_starts', text: RECORD_LATE_STARTS, values: [[]] });
+    await client.query({
+      name: 'expired_tenants',
+      text: TENANTS_WITH_EXPIRED_LEASES,
+      values: [50],
+    });
+    await client.query({
+      name: 'lock_expired',
+      text: LOCK_EXPIRED_LEASES,
+      values: [tenantId, 50],
+    });
     await client.query('ROLLBACK');
     // Then the flood: thousands of runs waiting for the tenant's budget, a few admitted (holding
     // permits, their jobs on the way to a worker), each of a one-time schedule of its own.
@@ -240,6 +252,29 @@ describe('run index plans made while the history was empty', () => {
     try {
       const skip = await explain('deadline', '(500)');
       expect(runRowsRead(skip)).toBeLessThan(4 * HOLDING);
+    } finally {
+      await client.query('ROLLBACK');
+    }
+  });
+
+  it("sweeps a tenant's expired leases reading only running runs", async () => {
+    await client.query('BEGIN');
+    try {
+      // The ten holding runs are RUNNING, four of them past their lease; the flood waits.
+      await client.query(
+        `UPDATE occurrences SET state = 'RUNNING', fencing_token = 1, attempt_count = 1,
+                                lease_until = now() + CASE WHEN id = ANY($2::uuid[])
+                                  THEN interval '-1 minute' ELSE interval '1 minute' END
+          WHERE id = ANY($1::uuid[])`,
+        [holdingIds, holdingIds.slice(0, 4)],
+      );
+      const tenants = await explain('expired_tenants', '(50)');
+      expect(tenants['Actual Rows']).toBe(1);
+      expect(runRowsRead(tenants)).toBeLessThan(2 * HOLDING);
+      const expired = await explain('lock_expired', `('${tenantId}', 50)`);
+      expect(expired['Actual Rows']).toBe(4);
+      // Not the tenant's 3,010 runs (its search index), nor the partition.
+      expect(runRowsRead(expired)).toBeLessThan(2 * HOLDING);
     } finally {
       await client.query('ROLLBACK');
     }
