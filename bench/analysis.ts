@@ -115,6 +115,25 @@ export function analyze(
   };
 }
 
+/**
+ * Each nominal instant's first-receipt lag, apart: of a burst repeated with the service idle
+ * between, the first instant meets a fresh service and each later one an idle service.
+ */
+export function lagByInstant(
+  receipts: readonly Receipt[],
+  expected: readonly ExpectedOccurrence[],
+  instants: readonly number[],
+): Array<{ at: number; lag: LagStats | null }> {
+  return instants.map((at) => ({
+    at,
+    lag: analyze(
+      receipts.filter((r) => r.scheduledAt === at),
+      expected.filter((e) => e.at === at),
+      { from: at, to: at },
+    ).lagMs,
+  }));
+}
+
 export function lagStats(values: number[]): LagStats | null {
   if (values.length === 0) return null;
   const sorted = Float64Array.from(values).sort();

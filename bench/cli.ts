@@ -53,6 +53,7 @@ Flags:
                           schedules up front, one-time jobs 5 s ahead while the window runs)
                           instead of seeding it with SQL before the window
   --burst 10000 / --big   burst size(s); --big (and all) adds 100,000
+  --burst-repeat 1        burst: instants of that size, --burst-gap-seconds 20 apart (idle between)
   --schedules 1000000     scale: background schedules; creates: the big tenant's
   --scale-rate 50         scale: due load
   --create-seconds 15     creates: judged seconds per tenant and of batches
@@ -98,6 +99,8 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     'seconds',
     'tenants',
     'burst',
+    'burst-repeat',
+    'burst-gap-seconds',
     'schedules',
     'scale-rate',
     'peer-schedules',
@@ -157,6 +160,8 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       viaApi: switches.has('via-api'),
       tenants: one('tenants', 4),
       burst,
+      burstRepeat: one('burst-repeat', 1),
+      burstGapSeconds: one('burst-gap-seconds', 20),
       scaleSchedules: one('schedules', 1_000_000),
       scaleRate: one('scale-rate', 50),
       peerSchedules: one('peer-schedules', 100),

@@ -21,6 +21,12 @@ export interface BenchFlags {
   tenants: number;
   /** Burst sizes. */
   burst: number[];
+  /**
+   * Instants per burst, `burstGapSeconds` apart: the first meets a fresh service, each later one
+   * a service that sat idle in between (as once-a-minute cron schedules leave it).
+   */
+  burstRepeat: number;
+  burstGapSeconds: number;
   /** Background schedules for the scale scenario (the comparison point is 10,000). */
   scaleSchedules: number;
   /** Rate of the due load in the scale scenario, occurrences/s. */

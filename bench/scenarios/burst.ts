@@ -1,5 +1,6 @@
 import {
   analyze,
+  lagByInstant,
   receivedCheck,
   undeliveredOf,
   withLedger,
@@ -10,6 +11,7 @@ import { describeStages, stageLags } from '../stages';
 import type { BenchContext, ScenarioResult } from '../context';
 import { observe } from '../observe';
 import { seedSchedules } from '../seed-sql';
+import type { Receipt } from '../sink';
 import { sleepUntil } from '../workload';
 import { SINGLE, World } from '../world';
 
@@ -23,20 +25,39 @@ export async function runBurst(ctx: BenchContext): Promise<ScenarioResult[]> {
 async function burst(ctx: BenchContext, size: number): Promise<ScenarioResult> {
   const { sink, flags } = ctx;
   sink.reset();
-  const label = `burst ${size.toLocaleString('en')}`;
-  console.log(`\n== ${label}: one-time jobs due at one instant, ${flags.tenants} tenant(s)`);
+  const repeat = flags.burstRepeat;
+  const gapMs = flags.burstGapSeconds * 1000;
+  const label =
+    `burst ${size.toLocaleString('en')}` +
+    (repeat > 1 ? ` ×${repeat}, ${flags.burstGapSeconds} s apart` : '');
+  console.log(
+    `\n== ${label}: one-time jobs due at one instant` +
+      (repeat > 1 ? `, ${repeat} instants with the service idle between them` : '') +
+      `, ${flags.tenants} tenant(s)`,
+  );
   const world = await World.start(ctx, 'burst', SINGLE, { tenants: flags.tenants });
   try {
     // Seeded with SQL, as the API's create leaves them (schedule row + due-index entry): creating
     // 100,000 jobs through the API would take longer than the burst, and only dispatch is measured.
     const seedStart = Date.now();
-    const dueAt = Math.ceil((Date.now() + 5000 + size / 5) / 1000) * 1000;
+    const dueAt = Math.ceil((Date.now() + 5000 + (size * repeat) / 5) / 1000) * 1000;
+    const instants = Array.from({ length: repeat }, (_, k) => dueAt + k * gapMs);
+    const lastDueAt = instants[instants.length - 1];
     const runAt = new Date(dueAt).toISOString();
-    const ids = await seedSchedules(world.db.url, size, (i) => {
+    const instantOf = (i: number) => instants[Math.floor(i / size)];
+    const ids = await seedSchedules(world.db.url, size * repeat, (i) => {
       const tenant = world.tenants[i % world.tenants.length];
-      return { tenantId: tenant.id, targetId: tenant.targetId, cron: null, dueAt: new Date(dueAt) };
+      return {
+        tenantId: tenant.id,
+        targetId: tenant.targetId,
+        cron: null,
+        dueAt: new Date(instantOf(i)),
+      };
     });
-    const expected: ExpectedOccurrence[] = ids.map((scheduleId) => ({ scheduleId, at: dueAt }));
+    const expected: ExpectedOccurrence[] = ids.map((scheduleId, i) => ({
+      scheduleId,
+      at: instantOf(i),
+    }));
     const createSeconds = (Date.now() - seedStart) / 1000;
     console.log(
       `  ${ids.length} one-time jobs seeded in ${createSeconds.toFixed(1)} s; due at ${runAt}`,
@@ -47,7 +68,7 @@ async function burst(ctx: BenchContext, size: number): Promise<ScenarioResult> {
     await observe({
       label,
       sink,
-      window: { from: dueAt, to: dueAt },
+      window: { from: dueAt, to: lastDueAt },
       expected: () => expected,
       drainMs: Math.max(60_000, size * 3),
       everyMs: 2000,
@@ -57,11 +78,19 @@ async function burst(ctx: BenchContext, size: number): Promise<ScenarioResult> {
     const verdict = await ledgerCheck(world.db.url, undeliveredOf(receipts, expected), (e) =>
       receivedCheck(sink.all())(e),
     );
-    const delivery = withLedger(analyze(receipts, expected, { from: dueAt, to: dueAt }), verdict);
+    const delivery = withLedger(
+      analyze(receipts, expected, { from: dueAt, to: lastDueAt }),
+      verdict,
+    );
     const lastMs = delivery.lagMs?.max ?? null;
-    const stages = await stageLags(world.db.url, { from: dueAt, to: dueAt + 1 });
+    const stages = await stageLags(world.db.url, { from: dueAt, to: lastDueAt + 1 });
     const logs = world.logSummary();
     const notes: string[] = [];
+    const perInstant = repeat > 1 ? describeInstants(receipts, expected, instants) : null;
+    if (perInstant) {
+      notes.push(perInstant);
+      console.log(`  ${perInstant}`);
+    }
     if (stages) {
       notes.push(describeStages(stages));
       console.log(`  ${describeStages(stages)}`);
@@ -73,12 +102,18 @@ async function burst(ctx: BenchContext, size: number): Promise<ScenarioResult> {
       scenario: 'burst',
       system: 'dueline',
       label,
-      params: { size, tenants: flags.tenants },
+      params: {
+        size,
+        tenants: flags.tenants,
+        ...(repeat > 1 ? { repeat, gapSeconds: flags.burstGapSeconds } : {}),
+      },
       delivery: {
         ...delivery,
         // For a burst the rate is the drain rate: occurrences over the time to the last one.
         achievedPerSecond:
-          lastMs && lastMs > 0 ? Math.round(delivery.delivered / (lastMs / 1000)) : 0,
+          repeat === 1 && lastMs && lastMs > 0
+            ? Math.round(delivery.delivered / (lastMs / 1000))
+            : 0,
       },
       resources,
       extra: {
@@ -93,4 +128,17 @@ async function burst(ctx: BenchContext, size: number): Promise<ScenarioResult> {
   } finally {
     await world.close();
   }
+}
+
+/** `#k p50/p99/max` of each instant's lag, in ms. */
+function describeInstants(
+  receipts: readonly Receipt[],
+  expected: readonly ExpectedOccurrence[],
+  instants: readonly number[],
+): string {
+  const ms = (v: number | undefined) => (v === undefined ? '-' : `${Math.round(v)}`);
+  const parts = lagByInstant(receipts, expected, instants).map(
+    ({ lag }, k) => `#${k + 1} ${ms(lag?.p50)}/${ms(lag?.p99)}/${ms(lag?.max)}`,
+  );
+  return `lag p50/p99/max by instant (ms): ${parts.join(', ')}`;
 }
