@@ -17,7 +17,7 @@ import {
 } from '../due-index';
 import { Lifecycle } from '../observability';
 import { DueDispatcher, type DispatchResult } from './due-dispatcher';
-import { backlogPauseMs } from './backlog-pause';
+import { backlogBatchSize, backlogPauseMs } from './backlog-pause';
 import { FRESH_LANE_BATCH, FreshLane } from './fresh-lane';
 
 /** The longest the poller sleeps without looking at the index (see WAKE_HORIZON_MS). */
@@ -154,13 +154,15 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
    * prepared ahead waits in its transaction for its instant; meanwhile the next instant's batch
    * is prepared beside it (at most MAX_WAITING_BATCHES open), so a batch due a few milliseconds
    * after another is not prepared only once the first has committed. While full batches drain a
-   * backlog, the fresh lane dispatches what falls due after it (see FreshLane).
+   * backlog, the fresh lane dispatches what falls due after it (see FreshLane). A throttled
+   * flood's backlog follows in smaller batches with a pause after each (see backlog-pause.ts).
    */
   private async drain(): Promise<void> {
     if (this.owned.length === 0) return;
     const waiting = new Set<Promise<void>>();
     let failure: unknown = null;
     let after: string | null = null;
+    let size = this.config.poller.batchSize;
     try {
       for (let batches = 0; this.running && batches < 100 && failure === null; batches++) {
         let startedWaiting!: (batch: { instant: string; full: boolean }) => void;
@@ -168,7 +170,7 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
           (resolve) => (startedWaiting = resolve),
         );
         const startedAt = performance.now();
-        const dispatching = this.dispatcher.dispatch(this.owned, this.config.poller.batchSize, {
+        const dispatching = this.dispatcher.dispatch(this.owned, size, {
           lookaheadMs: this.config.poller.lookaheadMs,
           after,
           onWaiting: (batch) => startedWaiting(batch),
@@ -179,9 +181,10 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
         ]);
         if (outcome.result) {
           this.record(outcome.result);
-          if (outcome.result.entries < this.config.poller.batchSize) return;
+          if (outcome.result.entries < size) return;
           this.followBacklog(outcome.result);
           await this.yieldToOthers(outcome.result, performance.now() - startedAt);
+          size = this.nextBatchSize(outcome.result);
           continue;
         }
         if (outcome.ahead.full) {
@@ -191,6 +194,7 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
           this.followBacklog(result);
           after = null;
           await this.yieldToOthers(result, performance.now() - startedAt);
+          size = this.nextBatchSize(result);
           continue;
         }
         const settled: Promise<void> = dispatching
@@ -217,6 +221,14 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
       tookMs,
     );
     if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
+  }
+
+  /** The size of the backlog batch after this one (see backlogBatchSize). */
+  private nextBatchSize(result: DispatchResult): number {
+    return backlogBatchSize(
+      { created: result.created.length, published: result.published },
+      this.config.poller.batchSize,
+    );
   }
 
   private followBacklog(result: DispatchResult): void {

@@ -1,8 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { Transactions } from '../../src/database';
 import { OccurrencesService } from '../../src/occurrences';
 import { OverlapService } from '../../src/overlap';
 import { DueDispatcher, PollerService } from '../../src/poller';
+import { Lifecycle, type LifecycleEvent } from '../../src/observability';
 import { nextOccurrences } from '../../src/recurrence';
 import { SHARD_COUNT } from '../../src/due-index';
 import { eventually } from '../support/eventually';
@@ -539,6 +541,75 @@ describe('poller: due-time discovery and durable dispatch', () => {
       await a.close();
     }
   }, 90_000);
+});
+
+describe('poller: a throttled flood', () => {
+  let t: TestApp;
+  let db: DataSource;
+
+  beforeAll(async () => {
+    t = await startTestApp({ ROLES: 'api,poller', POLLER_BATCH_SIZE: '300' });
+    db = t.app.get(DataSource);
+  });
+  afterAll(() => t.close());
+
+  it('is written in small batches once a batch of it waits for its budget', async () => {
+    const FLOOD = 700;
+    const make = await tenantWithTarget(t, { dispatchRatePerSecond: 1, maxConcurrentRuns: 1 });
+    const [{ at }] = await db.query(
+      `SELECT date_trunc('second', clock_timestamp() + interval '4 seconds') AS at`,
+    );
+    const runAt = new Date(at).toISOString();
+    // `low`: a flood its tenant's rate cannot carry in a minute is refused otherwise.
+    const created = await t.http
+      .post('/schedules/batch')
+      .set('Authorization', `Bearer ${make.tenant.apiKey}`)
+      .send({
+        items: Array.from({ length: FLOOD }, (_, i) => ({
+          idempotencyKey: randomUUID(),
+          schedule: { name: `flood-${i}`, targetId: make.targetId, runAt, priority: 'low' },
+        })),
+      });
+    expect(created.status).toBe(200);
+    const commits: number[] = [];
+    const lifecycle = t.app.get(Lifecycle);
+    const emit = jest.spyOn(lifecycle, 'emit').mockImplementation(function (
+      this: Lifecycle,
+      event: LifecycleEvent,
+    ) {
+      if (event.kind === 'dispatch.committed' && event.created.length > 0) {
+        commits.push(event.created.length);
+      }
+      return Lifecycle.prototype.emit.call(this, event);
+    });
+    try {
+      await eventually(
+        async () => {
+          const [{ n }] = await db.query(
+            `SELECT count(*)::int AS n FROM occurrences WHERE tenant_id = $1`,
+            [make.tenant.id],
+          );
+          expect(n).toBe(FLOOD);
+        },
+        { timeoutMs: 30_000 },
+      );
+    } finally {
+      emit.mockRestore();
+    }
+    // The first batch (configured size) admits one run and leaves 299 waiting: a throttled
+    // flood's, so the batches after it are small.
+    expect(commits[0]).toBe(300);
+    expect(commits.slice(1).every((size) => size <= 100)).toBe(true);
+    expect(commits.reduce((sum, size) => sum + size, 0)).toBe(FLOOD);
+    const waiting = await db.query(
+      `SELECT reason, count(*)::int AS n FROM occurrences
+        WHERE tenant_id = $1 AND state = 'QUEUED' AND admitted_at IS NULL GROUP BY reason`,
+      [make.tenant.id],
+    );
+    expect(waiting.reduce((sum: number, row: { n: number }) => sum + row.n, 0)).toBeGreaterThan(
+      FLOOD - 10,
+    );
+  });
 });
 
 describe('poller: pause and resume', () => {

@@ -1,4 +1,4 @@
-import { backlogPauseMs } from '../../../src/poller/backlog-pause';
+import { backlogBatchSize, backlogPauseMs } from '../../../src/poller/backlog-pause';
 
 describe('backlogPauseMs: the poller makes room after a throttled flood batch', () => {
   it('pauses as long as the batch took when nearly all its runs wait for their budgets', () => {
@@ -18,5 +18,22 @@ describe('backlogPauseMs: the poller makes room after a throttled flood batch', 
 
   it('does not pause after a batch that created nothing (stale entries dropped)', () => {
     expect(backlogPauseMs({ created: 0, published: 0 }, 120)).toBe(0);
+  });
+});
+
+describe('backlogBatchSize: a throttled flood is written in small batches', () => {
+  it('shrinks the batches after one whose runs nearly all wait for their budget', () => {
+    expect(backlogBatchSize({ created: 500, published: 0 }, 500)).toBe(100);
+    expect(backlogBatchSize({ created: 100, published: 10 }, 500)).toBe(100);
+  });
+
+  it('never grows past the configured size', () => {
+    expect(backlogBatchSize({ created: 50, published: 0 }, 50)).toBe(50);
+  });
+
+  it('keeps the configured size for a backlog whose runs start as they are written', () => {
+    expect(backlogBatchSize({ created: 500, published: 500 }, 500)).toBe(500);
+    expect(backlogBatchSize({ created: 500, published: 51 }, 500)).toBe(500);
+    expect(backlogBatchSize({ created: 0, published: 0 }, 500)).toBe(500);
   });
 });
