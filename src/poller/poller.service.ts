@@ -182,19 +182,15 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
         if (outcome.result) {
           this.record(outcome.result);
           if (outcome.result.entries < size) return;
-          this.followBacklog(outcome.result);
-          await this.yieldToOthers(outcome.result, performance.now() - startedAt);
-          size = this.nextBatchSize(outcome.result);
+          size = await this.paceBacklog(outcome.result, performance.now() - startedAt);
           continue;
         }
         if (outcome.ahead.full) {
           // More entries of the same instant remain: they follow once this batch has committed.
           const result = await dispatching;
           this.record(result);
-          this.followBacklog(result);
           after = null;
-          await this.yieldToOthers(result, performance.now() - startedAt);
-          size = this.nextBatchSize(result);
+          size = await this.paceBacklog(result, performance.now() - startedAt);
           continue;
         }
         const settled: Promise<void> = dispatching
@@ -214,21 +210,17 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
     if (failure !== null) throw failure;
   }
 
-  /** After a throttled flood's full batch, room for everyone else (see backlogPauseMs). */
-  private async yieldToOthers(result: DispatchResult, tookMs: number): Promise<void> {
-    const ms = backlogPauseMs(
-      { created: result.created.length, published: result.published },
-      tookMs,
-    );
+  /**
+   * After a full backlog batch: the fresh lane follows past it, and a throttled flood's batch is
+   * followed by a pause and smaller batches, room for everyone else (see backlog-pause.ts).
+   * Returns the size of the next batch.
+   */
+  private async paceBacklog(result: DispatchResult, tookMs: number): Promise<number> {
+    this.followBacklog(result);
+    const batch = { created: result.created.length, published: result.published };
+    const ms = backlogPauseMs(batch, tookMs);
     if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
-  }
-
-  /** The size of the backlog batch after this one (see backlogBatchSize). */
-  private nextBatchSize(result: DispatchResult): number {
-    return backlogBatchSize(
-      { created: result.created.length, published: result.published },
-      this.config.poller.batchSize,
-    );
+    return backlogBatchSize(batch, this.config.poller.batchSize);
   }
 
   private followBacklog(result: DispatchResult): void {

@@ -4,7 +4,7 @@ import { Transactions } from '../../src/database';
 import { OccurrencesService } from '../../src/occurrences';
 import { OverlapService } from '../../src/overlap';
 import { DueDispatcher, PollerService } from '../../src/poller';
-import { Lifecycle, type LifecycleEvent } from '../../src/observability';
+import { Lifecycle } from '../../src/observability';
 import { nextOccurrences } from '../../src/recurrence';
 import { SHARD_COUNT } from '../../src/due-index';
 import { eventually } from '../support/eventually';
@@ -571,17 +571,9 @@ describe('poller: a throttled flood', () => {
         })),
       });
     expect(created.status).toBe(200);
-    const commits: number[] = [];
-    const lifecycle = t.app.get(Lifecycle);
-    const emit = jest.spyOn(lifecycle, 'emit').mockImplementation(function (
-      this: Lifecycle,
-      event: LifecycleEvent,
-    ) {
-      if (event.kind === 'dispatch.committed' && event.created.length > 0) {
-        commits.push(event.created.length);
-      }
-      return Lifecycle.prototype.emit.call(this, event);
-    });
+    // Spied on, not replaced: every commit's size while the flood is written.
+    const emit = jest.spyOn(t.app.get(Lifecycle), 'emit');
+    let commits: number[];
     try {
       await eventually(
         async () => {
@@ -593,6 +585,11 @@ describe('poller: a throttled flood', () => {
         },
         { timeoutMs: 30_000 },
       );
+      commits = emit.mock.calls.flatMap(([event]) =>
+        event.kind === 'dispatch.committed' && event.created.length > 0
+          ? [event.created.length]
+          : [],
+      );
     } finally {
       emit.mockRestore();
     }
@@ -601,14 +598,12 @@ describe('poller: a throttled flood', () => {
     expect(commits[0]).toBe(300);
     expect(commits.slice(1).every((size) => size <= 100)).toBe(true);
     expect(commits.reduce((sum, size) => sum + size, 0)).toBe(FLOOD);
-    const waiting = await db.query(
-      `SELECT reason, count(*)::int AS n FROM occurrences
-        WHERE tenant_id = $1 AND state = 'QUEUED' AND admitted_at IS NULL GROUP BY reason`,
+    const [{ waiting }] = await db.query(
+      `SELECT count(*)::int AS waiting FROM occurrences
+        WHERE tenant_id = $1 AND state = 'QUEUED' AND admitted_at IS NULL`,
       [make.tenant.id],
     );
-    expect(waiting.reduce((sum: number, row: { n: number }) => sum + row.n, 0)).toBeGreaterThan(
-      FLOOD - 10,
-    );
+    expect(waiting).toBeGreaterThan(FLOOD - 10);
   });
 });
 
