@@ -11,9 +11,13 @@ const costOf = (r: ScenarioResult) => (r.extra.cost as OccurrenceCost | undefine
 /**
  * The row whose per-run cost the extrapolation uses: dueline's steady-type row that delivered the
  * most runs per second (per-run costs fall as batches fill), the soak's only if nothing else ran.
+ * The noisy phases' costs are a flood's (each run written waiting, then admitted), not a steady
+ * workload's: never the source.
  */
 export function extrapolationSource(results: readonly ScenarioResult[]): ScenarioResult | null {
-  const ours = results.filter((r) => r.system === 'dueline' && costOf(r) && costOf(r)!.runs > 0);
+  const ours = results.filter(
+    (r) => r.system === 'dueline' && r.scenario !== 'noisy' && costOf(r) && costOf(r)!.runs > 0,
+  );
   const pool = ours.filter((r) => r.scenario !== 'soak');
   const candidates = pool.length > 0 ? pool : ours;
   let best: ScenarioResult | null = null;

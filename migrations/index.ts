@@ -28,6 +28,7 @@ import { HistorySummaries1796610000000 } from './1796610000000-HistorySummaries'
 import { RunsWithoutParentKeys1796620000000 } from './1796620000000-RunsWithoutParentKeys';
 import { StatsProofRunIndexes1796630000000 } from './1796630000000-StatsProofRunIndexes';
 import { OneTenantRunIndex1796640000000 } from './1796640000000-OneTenantRunIndex';
+import { DueIndexByInstant1796650000000 } from './1796650000000-DueIndexByInstant';
 
 /** Every migration, oldest first. Each is reviewed SQL; TypeORM only runs them in order. */
 export const MIGRATIONS = [
@@ -60,6 +61,7 @@ export const MIGRATIONS = [
   RunsWithoutParentKeys1796620000000,
   StatsProofRunIndexes1796630000000,
   OneTenantRunIndex1796640000000,
+  DueIndexByInstant1796650000000,
 ];
 
 /** MIGRATIONS with the keyring that the data migrations seal secrets under. */

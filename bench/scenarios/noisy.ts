@@ -9,6 +9,12 @@ import type { Tenant } from '../api-client';
 import type { Receipt } from '../sink';
 import { PhasesFailed, type BenchContext, type NoisyPhase, type ScenarioResult } from '../context';
 import { observe } from '../observe';
+import {
+  describeCost,
+  OccurrenceCostMeter,
+  runsDeliveredBetween,
+  serviceRoundTrips,
+} from '../occurrence-cost';
 import { seedSchedules, seedTenants } from '../seed-sql';
 import { describeStages, stageLags } from '../stages';
 import { sleepUntil } from '../workload';
@@ -167,6 +173,15 @@ async function isolation(
     );
     await sleepUntil(floodAt - 1000);
     world.startMeter();
+    // What a run costs in this phase (a flood's run is written waiting, then admitted): beside
+    // the floods against alone, the cost of isolation in Postgres and in the service.
+    const costMeter = new OccurrenceCostMeter(
+      ctx.pg,
+      world.db,
+      serviceRoundTrips(() => world.services.map((s) => s.url)),
+    );
+    const meteredFrom = performance.timeOrigin + performance.now();
+    await costMeter.start();
     // The floods drain side by side, each at its own quota.
     const drainSeconds = floodSize / FLOOD_QUOTAS.dispatchRatePerSecond;
     await observe({
@@ -179,6 +194,11 @@ async function isolation(
     });
     const resources = world.meter.stop();
     const receipts = sink.all().filter((r) => r.system === 'ours');
+    const cost = await costMeter.stop(
+      runsDeliveredBetween(receipts, meteredFrom, performance.timeOrigin + performance.now()),
+      resources.service.cpuSeconds,
+    );
+    console.log(`  ${describeCost(cost)}`);
     const quietSet = new Set(quietIds);
     const quietDelivery = analyze(
       receipts.filter((r) => quietSet.has(r.scheduleId)),
@@ -191,7 +211,7 @@ async function isolation(
       warmUp,
       { from: warmUp[0].at, to: warmUp[warmUp.length - 1].at },
     );
-    const notes: string[] = [];
+    const notes: string[] = [describeCost(cost)];
     const warmUpLag = warmUpDelivery.lagMs;
     notes.push(
       `warm-up (lag not judged): ${warmUpDelivery.delivered}/${warmUp.length} runs over the ` +
@@ -264,6 +284,7 @@ async function isolation(
         floods: floodFigures,
         floodQuotaPerSecond: FLOOD_QUOTAS.dispatchRatePerSecond,
         serviceLog: logs,
+        cost,
       },
       notes,
     };

@@ -2,10 +2,12 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /**
  * The due-time index: a hint, not the truth. Pollers scan it by (shard, due_at) in bounded
- * ranges; an entry whose revision is no longer its schedule's is ignored and dropped.
+ * ranges, and a backlog across shards by (due_at, shard); an entry whose revision is no longer
+ * its schedule's is ignored and dropped.
  */
 @Entity({ name: 'due_index' })
 @Index('due_index_schedule_id_idx', ['scheduleId'])
+@Index('due_index_by_instant_idx', ['dueAt', 'shard'])
 export class DueIndexEntity {
   @PrimaryColumn({ type: 'smallint', primaryKeyConstraintName: 'due_index_pkey' })
   shard: number;

@@ -14,10 +14,15 @@ export const REMOVE_DUE_ENTRIES_OF = `DELETE FROM due_index WHERE schedule_id = 
  * commits once the database clock reaches it (see WAIT_UNTIL). With $4 (the instant of a batch
  * prepared ahead and still waiting in another transaction), future entries up to $4 are left to
  * that batch: the next one looks past it, so a batch waiting for its instant never holds up the
- * preparation of the next. Cost follows the due entries, not the total: the primary key
- * (shard, due_at, schedule_id) answers both the per-shard minimum and the range. SKIP LOCKED lets
- * pollers that briefly overlap on a shard take disjoint entries. Each row also carries the
- * transaction's now(), which the dispatch would otherwise ask for in a round trip of its own.
+ * preparation of the next. Cost follows the batch, not the backlog nor the total: the primary
+ * key (shard, due_at, schedule_id) answers the per-shard minimum, and due_index_by_instant_idx
+ * (due_at, shard) the range in the order taken, bounded by the horizon (a scalar, so the bound
+ * is the index scan's: a join condition would read on past it), so a batch of a 20,000-entry
+ * flood reads its 100 entries instead of sorting the 20,000 (due-index-plans.spec.ts). Beside
+ * another poller's backlog it passes over that backlog's index entries, never their rows. SKIP
+ * LOCKED lets pollers that briefly overlap on a shard take disjoint entries. Each row also
+ * carries the transaction's now(), which the dispatch would otherwise ask for in a round trip of
+ * its own.
  * $1 shards, $2 limit, $3 lookahead ms, $4 instant already being prepared (or null).
  */
 export const CLAIM_DUE_ENTRIES = `
@@ -34,7 +39,7 @@ export const CLAIM_DUE_ENTRIES = `
   SELECT d.shard, d.due_at, d.due_at::text AS due_at_exact, d.schedule_id, d.revision,
          h.at AS horizon, h.at::text AS horizon_exact, now() AS transaction_now
     FROM due_index d, horizon h
-   WHERE d.shard = ANY($1::smallint[]) AND d.due_at <= h.at
+   WHERE d.shard = ANY($1::smallint[]) AND d.due_at <= (SELECT at FROM horizon)
      AND ($4::timestamptz IS NULL OR d.due_at <= now() OR d.due_at > $4::timestamptz)
    ORDER BY d.due_at
    LIMIT $2

@@ -1,0 +1,160 @@
+import { Client } from 'pg';
+import { SHARD_COUNT } from '../../src/due-index';
+import { CLAIM_DUE_ENTRIES } from '../../src/due-index/due-index.sql';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+
+/** What one plan node of EXPLAIN (FORMAT JSON) says, as far as these tests read it. */
+interface PlanNode {
+  'Relation Name'?: string;
+  'Actual Rows'?: number;
+  'Actual Loops'?: number;
+  'Rows Removed by Filter'?: number;
+  Plans?: PlanNode[];
+}
+
+/** Rows that scans of the due index produced or filtered out, over the whole plan. */
+function dueRowsRead(node: PlanNode): number {
+  const own =
+    node['Relation Name'] === 'due_index'
+      ? ((node['Actual Rows'] ?? 0) + (node['Rows Removed by Filter'] ?? 0)) *
+        (node['Actual Loops'] ?? 1)
+      : 0;
+  return own + (node.Plans ?? []).reduce((sum, child) => sum + dueRowsRead(child), 0);
+}
+
+const ALL_SHARDS = Array.from({ length: SHARD_COUNT }, (_, i) => i);
+const EVEN_SHARDS = ALL_SHARDS.filter((shard) => shard % 2 === 0);
+const FLOOD = 3000;
+const BATCH = 100;
+
+/**
+ * The poller's backlog batch (CLAIM_DUE_ENTRIES) while a flood of entries due at one instant
+ * waits in the index: it must read about the batch it takes, not every due entry (a sort of the
+ * whole flood for each of its batches), with the plan Postgres caches for a statement prepared
+ * while the index was empty as with a plan made for the flood, and still take the oldest first.
+ */
+describe('due index plans: a backlog batch beside a flood', () => {
+  let db: TestDatabase;
+  let generic: Client;
+  let custom: Client;
+  const floodAt = new Date(Date.now() - 1000);
+  const earlier = new Date(floodAt.getTime() - 5000);
+  /** Entries due before the flood's instant, one in each of a few shards. */
+  const EARLIER_SHARDS = [3, 40, 77, 126];
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    generic = new Client({ connectionString: db.url });
+    custom = new Client({ connectionString: db.url });
+    await Promise.all([generic.connect(), custom.connect()]);
+    await generic.query(`SET plan_cache_mode = force_generic_plan`);
+    await custom.query(`SET plan_cache_mode = force_custom_plan`);
+    for (const client of [generic, custom]) {
+      // Prepared (and, for `generic`, planned) now, while the index is empty.
+      await client.query('BEGIN');
+      await client.query({
+        name: 'claim_due',
+        text: CLAIM_DUE_ENTRIES,
+        values: [ALL_SHARDS, BATCH, 300, null],
+      });
+      await client.query('ROLLBACK');
+    }
+    // The flood across every shard, a few entries older than it, and a day of later entries.
+    await generic.query(
+      `INSERT INTO due_index (shard, due_at, schedule_id, tenant_id, revision)
+       SELECT i % $2::int, $1::timestamptz, gen_random_uuid(), gen_random_uuid(), 1
+         FROM generate_series(1, $3::int) AS i
+       UNION ALL
+       SELECT s, $4::timestamptz, gen_random_uuid(), gen_random_uuid(), 1
+         FROM unnest($5::int[]) AS s
+       UNION ALL
+       SELECT i % $2::int, now() + make_interval(secs => i), gen_random_uuid(),
+              gen_random_uuid(), 1
+         FROM generate_series(1, $3::int) AS i`,
+      [floodAt, SHARD_COUNT, FLOOD, earlier, EARLIER_SHARDS],
+    );
+    await generic.query('ANALYZE due_index');
+  });
+
+  afterAll(async () => {
+    await Promise.all([generic?.end(), custom?.end()]);
+    await db?.drop();
+  });
+
+  const explain = async (client: Client, shards: readonly number[]): Promise<PlanNode> => {
+    const { rows } = await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
+      `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE claim_due('{${shards.join(',')}}', ${BATCH}, 300, NULL)`,
+    );
+    return rows[0]['QUERY PLAN'][0].Plan;
+  };
+
+  const claim = async (client: Client, shards: readonly number[]) => {
+    const { rows } = await client.query<{ shard: number; due_at: Date }>({
+      name: 'claim_due',
+      text: CLAIM_DUE_ENTRIES,
+      values: [shards, BATCH, 300, null],
+    });
+    return rows;
+  };
+
+  for (const [plan, client] of [
+    ['the generic plan made while the index was empty', () => generic],
+    ['a plan made for the flood', () => custom],
+  ] as const) {
+    it(`reads about the batch it takes, not the flood (${plan})`, async () => {
+      await client().query('BEGIN');
+      try {
+        const read = dueRowsRead(await explain(client(), ALL_SHARDS));
+        // One row per shard for the horizon, then the batch (with the batch's share of the
+        // entries a concurrent claim holds, none here): the flood's 3,000 are not read.
+        expect(read).toBeLessThan(SHARD_COUNT + 2 * BATCH);
+      } finally {
+        await client().query('ROLLBACK');
+      }
+    });
+
+    it(`reads no further than its horizon when less than a batch is due (${plan})`, async () => {
+      await client().query('BEGIN');
+      try {
+        // The flood taken: the earlier entries are due, the day of later ones is not.
+        await client().query(`DELETE FROM due_index WHERE due_at = $1`, [floodAt]);
+        const plan = await explain(client(), ALL_SHARDS);
+        expect(plan['Actual Rows']).toBe(EARLIER_SHARDS.length);
+        // Not the 3,000 later entries (a horizon read as a join condition would read them all).
+        expect(dueRowsRead(plan)).toBeLessThan(SHARD_COUNT + 2 * BATCH);
+      } finally {
+        await client().query('ROLLBACK');
+      }
+    });
+
+    it(`takes the oldest entries first, in the shards it holds (${plan})`, async () => {
+      await client().query('BEGIN');
+      try {
+        const all = await claim(client(), ALL_SHARDS);
+        expect(all).toHaveLength(BATCH);
+        const times = all.map((row) => row.due_at.getTime());
+        expect(times.slice(0, EARLIER_SHARDS.length)).toEqual(
+          EARLIER_SHARDS.map(() => earlier.getTime()),
+        );
+        expect(times.slice(EARLIER_SHARDS.length).every((t) => t === floodAt.getTime())).toBe(true);
+      } finally {
+        await client().query('ROLLBACK');
+      }
+      await client().query('BEGIN');
+      try {
+        const even = await claim(client(), EVEN_SHARDS);
+        expect(even).toHaveLength(BATCH);
+        expect(even.every((row) => row.shard % 2 === 0)).toBe(true);
+        expect(even.filter((row) => row.due_at.getTime() === earlier.getTime())).toHaveLength(
+          EARLIER_SHARDS.filter((shard) => shard % 2 === 0).length,
+        );
+        const half = dueRowsRead(await explain(client(), EVEN_SHARDS));
+        // The odd shards' flood entries it passes over are index entries, filtered in the
+        // index: about as many as it takes.
+        expect(half).toBeLessThan(SHARD_COUNT + 3 * BATCH);
+      } finally {
+        await client().query('ROLLBACK');
+      }
+    });
+  }
+});
