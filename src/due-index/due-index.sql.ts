@@ -54,8 +54,9 @@ export const CLAIM_DUE_ENTRIES = `
  * oldest-first batches guarantee the backlog progresses. Like CLAIM_DUE_ENTRIES, what is due by
  * now or, when nothing is, the next instant within $4 ms (the horizon, committed at once it is
  * reached), future entries up to $5 (an instant a batch of the lane is waiting for) left to that
- * batch. Bounded index range scans past $2 (the primary key read from the floor, backwards for
- * the batch), never a scan of the backlog. $1 shards, $3 limit.
+ * batch. Bounded index range scans past $2 (the primary key read from the floor for the horizon,
+ * due_index_by_instant_idx backwards from the horizon, a scalar so that it bounds the scan, for
+ * the batch), never a scan of the backlog nor of the entries due later. $1 shards, $3 limit.
  */
 export const CLAIM_FRESHEST_DUE = `
   WITH horizon AS (
@@ -71,7 +72,8 @@ export const CLAIM_FRESHEST_DUE = `
   SELECT d.shard, d.due_at, d.due_at::text AS due_at_exact, d.schedule_id, d.revision,
          h.at AS horizon, h.at::text AS horizon_exact, now() AS transaction_now
     FROM due_index d, horizon h
-   WHERE d.shard = ANY($1::smallint[]) AND d.due_at > $2::timestamptz AND d.due_at <= h.at
+   WHERE d.shard = ANY($1::smallint[]) AND d.due_at > $2::timestamptz
+     AND d.due_at <= (SELECT at FROM horizon)
      AND ($5::timestamptz IS NULL OR d.due_at <= now() OR d.due_at > $5::timestamptz)
    ORDER BY d.due_at DESC
    LIMIT $3

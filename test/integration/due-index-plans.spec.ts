@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { SHARD_COUNT } from '../../src/due-index';
-import { CLAIM_DUE_ENTRIES } from '../../src/due-index/due-index.sql';
+import { CLAIM_DUE_ENTRIES, CLAIM_FRESHEST_DUE } from '../../src/due-index/due-index.sql';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
 /** What one plan node of EXPLAIN (FORMAT JSON) says, as far as these tests read it. */
@@ -57,6 +57,11 @@ describe('due index plans: a backlog batch beside a flood', () => {
         text: CLAIM_DUE_ENTRIES,
         values: [ALL_SHARDS, BATCH, 300, null],
       });
+      await client.query({
+        name: 'claim_freshest',
+        text: CLAIM_FRESHEST_DUE,
+        values: [ALL_SHARDS, floodAt, BATCH, 300, null],
+      });
       await client.query('ROLLBACK');
     }
     // The flood across every shard, a few entries older than it, and a day of later entries.
@@ -81,12 +86,14 @@ describe('due index plans: a backlog batch beside a flood', () => {
     await db?.drop();
   });
 
-  const explain = async (client: Client, shards: readonly number[]): Promise<PlanNode> => {
+  const explainExecute = async (client: Client, execute: string): Promise<PlanNode> => {
     const { rows } = await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
-      `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE claim_due('{${shards.join(',')}}', ${BATCH}, 300, NULL)`,
+      `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE ${execute}`,
     );
     return rows[0]['QUERY PLAN'][0].Plan;
   };
+  const explain = (client: Client, shards: readonly number[]): Promise<PlanNode> =>
+    explainExecute(client, `claim_due('{${shards.join(',')}}', ${BATCH}, 300, NULL)`);
 
   const claim = async (client: Client, shards: readonly number[]) => {
     const { rows } = await client.query<{ shard: number; due_at: Date }>({
@@ -122,6 +129,24 @@ describe('due index plans: a backlog batch beside a flood', () => {
         expect(plan['Actual Rows']).toBe(EARLIER_SHARDS.length);
         // Not the 3,000 later entries (a horizon read as a join condition would read them all).
         expect(dueRowsRead(plan)).toBeLessThan(SHARD_COUNT + 2 * BATCH);
+      } finally {
+        await client().query('ROLLBACK');
+      }
+    });
+
+    it(`looks past the flood for the fresh lane no further than its horizon (${plan})`, async () => {
+      await client().query('BEGIN');
+      try {
+        const after = `'${floodAt.toISOString()}'`;
+        const fresh = await explainExecute(
+          client(),
+          `claim_freshest('{${ALL_SHARDS.join(',')}}', ${after}, ${BATCH}, 300, NULL)`,
+        );
+        // Nothing falls due after the flood within the horizon: the lane takes nothing, reading
+        // neither the flood nor the day of later entries (newest first from the horizon down,
+        // a horizon read as a join condition would read them all from the latest).
+        expect(fresh['Actual Rows']).toBe(0);
+        expect(dueRowsRead(fresh)).toBeLessThan(SHARD_COUNT + 2 * BATCH);
       } finally {
         await client().query('ROLLBACK');
       }
