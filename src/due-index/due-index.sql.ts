@@ -14,12 +14,13 @@ export const REMOVE_DUE_ENTRIES_OF = `DELETE FROM due_index WHERE schedule_id = 
  * commits once the database clock reaches it (see WAIT_UNTIL). With $4 (the instant of a batch
  * prepared ahead and still waiting in another transaction), future entries up to $4 are left to
  * that batch: the next one looks past it, so a batch waiting for its instant never holds up the
- * preparation of the next. Cost follows the batch, not the backlog nor the total: the primary
- * key (shard, due_at, schedule_id) answers the per-shard minimum, and due_index_by_instant_idx
- * (due_at, shard) the range in the order taken, bounded by the horizon (a scalar, so the bound
- * is the index scan's: a join condition would read on past it), so a batch of a 20,000-entry
- * flood reads its 100 entries instead of sorting the 20,000 (due-index-plans.spec.ts). Beside
- * another poller's backlog it passes over that backlog's index entries, never their rows. SKIP
+ * preparation of the next. Cost follows the batch, not the backlog nor the total:
+ * due_index_by_instant_idx (due_at, shard) answers both the earliest entry of the held shards
+ * (one probe, where one per shard cost 128) and the range in the order taken, bounded by the
+ * horizon (a scalar, so the bound is the index scan's: a join condition would read on past it),
+ * so a batch of a 20,000-entry flood reads its 100 entries instead of sorting the 20,000
+ * (due-index-plans.spec.ts). Beside another poller's entries it passes over their index
+ * entries, filtered in the index, never their rows. SKIP
  * LOCKED lets pollers that briefly overlap on a shard take disjoint entries. Each row also
  * carries the transaction's now(), which the dispatch would otherwise ask for in a round trip of
  * its own.
@@ -29,13 +30,11 @@ export const CLAIM_DUE_ENTRIES = `
   WITH horizon AS (
     SELECT greatest(now(),
                     least(now() + make_interval(secs => $3::double precision / 1000),
-                          min(x.due_at))) AS at
-      FROM unnest($1::smallint[]) AS s(shard)
-     CROSS JOIN LATERAL (
-       SELECT due_at FROM due_index
-        WHERE shard = s.shard
-          AND ($4::timestamptz IS NULL OR due_at <= now() OR due_at > $4::timestamptz)
-        ORDER BY due_at LIMIT 1) x)
+                          (SELECT due_at FROM due_index
+                            WHERE shard = ANY($1::smallint[])
+                              AND ($4::timestamptz IS NULL OR due_at <= now()
+                                   OR due_at > $4::timestamptz)
+                            ORDER BY due_at LIMIT 1))) AS at)
   SELECT d.shard, d.due_at, d.due_at::text AS due_at_exact, d.schedule_id, d.revision,
          h.at AS horizon, h.at::text AS horizon_exact, now() AS transaction_now
     FROM due_index d, horizon h
@@ -54,21 +53,19 @@ export const CLAIM_DUE_ENTRIES = `
  * oldest-first batches guarantee the backlog progresses. Like CLAIM_DUE_ENTRIES, what is due by
  * now or, when nothing is, the next instant within $4 ms (the horizon, committed at once it is
  * reached), future entries up to $5 (an instant a batch of the lane is waiting for) left to that
- * batch. Bounded index range scans past $2 (the primary key read from the floor for the horizon,
- * due_index_by_instant_idx backwards from the horizon, a scalar so that it bounds the scan, for
- * the batch), never a scan of the backlog nor of the entries due later. $1 shards, $3 limit.
+ * batch. Bounded range scans of due_index_by_instant_idx past $2 (forwards from the floor for
+ * the horizon, backwards from the horizon, a scalar so that it bounds the scan, for the batch),
+ * never a scan of the backlog nor of the entries due later. $1 shards, $3 limit.
  */
 export const CLAIM_FRESHEST_DUE = `
   WITH horizon AS (
     SELECT greatest(now(),
                     least(now() + make_interval(secs => $4::double precision / 1000),
-                          min(x.due_at))) AS at
-      FROM unnest($1::smallint[]) AS s(shard)
-     CROSS JOIN LATERAL (
-       SELECT due_at FROM due_index
-        WHERE shard = s.shard AND due_at > $2::timestamptz
-          AND ($5::timestamptz IS NULL OR due_at <= now() OR due_at > $5::timestamptz)
-        ORDER BY due_at LIMIT 1) x)
+                          (SELECT due_at FROM due_index
+                            WHERE shard = ANY($1::smallint[]) AND due_at > $2::timestamptz
+                              AND ($5::timestamptz IS NULL OR due_at <= now()
+                                   OR due_at > $5::timestamptz)
+                            ORDER BY due_at LIMIT 1))) AS at)
   SELECT d.shard, d.due_at, d.due_at::text AS due_at_exact, d.schedule_id, d.revision,
          h.at AS horizon, h.at::text AS horizon_exact, now() AS transaction_now
     FROM due_index d, horizon h
@@ -111,25 +108,27 @@ export const INSERT_DUE_ENTRIES = `
    WHERE a.first < clock_timestamp() + make_interval(secs => $6::double precision / 1000)`;
 
 /**
- * The earliest entry per held shard later than $2 (null: any), and how many ms until it is due
- * by the database clock (0: due now); both null when there is none. With $3 (an instant a batch
- * of the fresh lane is waiting for), entries not yet due up to $3 are that batch's and left out.
- * One index probe per shard, never a scan of the rest: the floor is a bound of the primary key's
- * range (coalesce keeps it one in a generic plan too), so the fresh lane's look past a flood of
- * one instant skips the flood's entries instead of reading them. The poller's wake-up timer asks
- * with no floor, the fresh lane with the backlog's latest instant. $1 shards.
+ * The earliest entry of the held shards later than $2 (null: any), and how many ms until it is
+ * due by the database clock (0: due now); both null when there is none. With $3 (an instant a
+ * batch of the fresh lane is waiting for), entries not yet due up to $3 are that batch's and left
+ * out. One probe of due_index_by_instant_idx, never a scan of the rest: the floor is a bound of
+ * its range (coalesce keeps it one in a generic plan too), so the fresh lane's look past a flood
+ * of one instant skips the flood's entries instead of reading them; other pollers' entries it
+ * passes over in the index. OFFSET 0 keeps the probe one subplan, not one per use of its value.
+ * The poller's wake-up timer asks with no floor, the fresh lane with the backlog's latest
+ * instant. $1 shards.
  */
 export const NEXT_DUE_IN_SHARDS = `
-  SELECT min(x.due_at) AS next_due_at,
-         CASE WHEN min(x.due_at) IS NOT NULL -- greatest() would turn "none" into 0
-              THEN greatest(0, extract(epoch FROM min(x.due_at) - now()) * 1000) END::float8
+  SELECT x.due_at AS next_due_at,
+         CASE WHEN x.due_at IS NOT NULL -- greatest() would turn "none" into 0
+              THEN greatest(0, extract(epoch FROM x.due_at - now()) * 1000) END::float8
            AS wait_ms
-    FROM unnest($1::smallint[]) AS s(shard)
-    CROSS JOIN LATERAL (
-      SELECT due_at FROM due_index
-       WHERE shard = s.shard AND due_at > coalesce($2::timestamptz, '-infinity')
-         AND ($3::timestamptz IS NULL OR due_at <= now() OR due_at > $3::timestamptz)
-       ORDER BY due_at LIMIT 1) x`;
+    FROM (SELECT (SELECT due_at FROM due_index
+                   WHERE shard = ANY($1::smallint[])
+                     AND due_at > coalesce($2::timestamptz, '-infinity')
+                     AND ($3::timestamptz IS NULL OR due_at <= now() OR due_at > $3::timestamptz)
+                   ORDER BY due_at LIMIT 1) AS due_at
+          OFFSET 0) x`;
 
 /** The channel INSERT_DUE_ENTRIES notifies. */
 export const DUE_CHANNEL = 'dueline_due';
