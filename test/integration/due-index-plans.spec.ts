@@ -5,26 +5,11 @@ import {
   CLAIM_FRESHEST_DUE,
   NEXT_DUE_IN_SHARDS,
 } from '../../src/due-index/due-index.sql';
+import { type PlanNode, rowsRead } from '../support/plan-rows';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
-/** What one plan node of EXPLAIN (FORMAT JSON) says, as far as these tests read it. */
-interface PlanNode {
-  'Relation Name'?: string;
-  'Actual Rows'?: number;
-  'Actual Loops'?: number;
-  'Rows Removed by Filter'?: number;
-  Plans?: PlanNode[];
-}
-
 /** Rows that scans of the due index produced or filtered out, over the whole plan. */
-function dueRowsRead(node: PlanNode): number {
-  const own =
-    node['Relation Name'] === 'due_index'
-      ? ((node['Actual Rows'] ?? 0) + (node['Rows Removed by Filter'] ?? 0)) *
-        (node['Actual Loops'] ?? 1)
-      : 0;
-  return own + (node.Plans ?? []).reduce((sum, child) => sum + dueRowsRead(child), 0);
-}
+const dueRowsRead = (node: PlanNode): number => rowsRead(node, 'due_index');
 
 const ALL_SHARDS = Array.from({ length: SHARD_COUNT }, (_, i) => i);
 const EVEN_SHARDS = ALL_SHARDS.filter((shard) => shard % 2 === 0);

@@ -8,25 +8,8 @@ import {
 import { LOCK_SCHEDULE_COUNTS, RELEASE_SCHEDULES } from '../../src/schedules/schedule-quota.sql';
 import { ADVANCE_SCHEDULES, LOCK_SCHEDULES_FOR_DISPATCH } from '../../src/schedules/schedules.sql';
 import { SELECT_TARGETS_FOR_DISPATCH } from '../../src/targets/targets.sql';
+import { type PlanNode, rowsRead } from '../support/plan-rows';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
-
-interface PlanNode {
-  'Relation Name'?: string;
-  'Actual Rows'?: number;
-  'Actual Loops'?: number;
-  'Rows Removed by Filter'?: number;
-  Plans?: PlanNode[];
-}
-
-/** Rows that scans of `table` produced or filtered out, over all their loops. */
-function rowsRead(node: PlanNode, table: string): number {
-  const own =
-    node['Relation Name'] === table
-      ? ((node['Actual Rows'] ?? 0) + (node['Rows Removed by Filter'] ?? 0)) *
-        (node['Actual Loops'] ?? 1)
-      : 0;
-  return own + (node.Plans ?? []).reduce((sum, child) => sum + rowsRead(child, table), 0);
-}
 
 /**
  * What the poller and the worker run for every batch must cost what the batch names, not what

@@ -21,28 +21,11 @@ import {
   TRANSITION_UNDER_FENCE,
 } from '../../src/execution/execution.sql';
 import { CONCURRENT_POLICIES } from '../../src/overlap';
+import { type PlanNode, rowsRead } from '../support/plan-rows';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
-/** What one plan node of EXPLAIN (FORMAT JSON) says, as far as these tests read it. */
-interface PlanNode {
-  'Relation Name'?: string;
-  'Actual Rows'?: number;
-  'Actual Loops'?: number;
-  'Rows Removed by Filter'?: number;
-  'Rows Removed by Index Recheck'?: number;
-  Plans?: PlanNode[];
-}
-
 /** Rows that scans of `table` (the runs' partitions by default) produced or filtered out. */
-function runRowsRead(node: PlanNode, table = 'occurrences'): number {
-  const own = node['Relation Name']?.startsWith(table)
-    ? ((node['Actual Rows'] ?? 0) +
-        (node['Rows Removed by Filter'] ?? 0) +
-        (node['Rows Removed by Index Recheck'] ?? 0)) *
-      (node['Actual Loops'] ?? 1)
-    : 0;
-  return own + (node.Plans ?? []).reduce((sum, child) => sum + runRowsRead(child, table), 0);
-}
+const runRowsRead = (node: PlanNode, table = 'occurrences'): number => rowsRead(node, table);
 
 /**
  * The engine's statements are prepared once per connection, and Postgres keeps a generic plan

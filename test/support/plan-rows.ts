@@ -1,0 +1,25 @@
+/** What one plan node of EXPLAIN (ANALYZE, FORMAT JSON) says, as far as the plan tests read it. */
+export interface PlanNode {
+  'Relation Name'?: string;
+  'Actual Rows'?: number;
+  'Actual Loops'?: number;
+  'Rows Removed by Filter'?: number;
+  'Rows Removed by Index Recheck'?: number;
+  Plans?: PlanNode[];
+}
+
+/**
+ * Rows that scans of `table` (or of its partitions, `<table>_…`) produced or filtered out, over
+ * all their loops, in the whole plan: what a statement read of that table.
+ */
+export function rowsRead(node: PlanNode, table: string): number {
+  const name = node['Relation Name'];
+  const own =
+    name === table || name?.startsWith(`${table}_`)
+      ? ((node['Actual Rows'] ?? 0) +
+          (node['Rows Removed by Filter'] ?? 0) +
+          (node['Rows Removed by Index Recheck'] ?? 0)) *
+        (node['Actual Loops'] ?? 1)
+      : 0;
+  return own + (node.Plans ?? []).reduce((sum, child) => sum + rowsRead(child, table), 0);
+}
