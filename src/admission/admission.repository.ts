@@ -297,6 +297,7 @@ export class AdmissionRepository {
     tenantId: string,
     limit: number,
     notHighLimit: number,
+    rateChunkMs: number,
   ): Promise<TenantListRound> {
     const rows = await this.sql.rows<{
       id: string;
@@ -305,7 +306,7 @@ export class AdmissionRepository {
       scheduled_at: Date;
       target_id: string | null;
       outcome: 'admitted' | 'waits' | 'ended';
-    }>(ADMIT_WAITING, [tenantId, limit, notHighLimit], tx);
+    }>(ADMIT_WAITING, [tenantId, limit, notHighLimit, rateChunkMs], tx);
     return {
       admitted: rows.filter((r) => r.outcome === 'admitted').map(toRunToPublish),
       deferred: rows.filter((r) => r.outcome === 'waits').length,

@@ -210,6 +210,7 @@ export class AdmissionService {
           tenantId,
           left,
           Math.max(0, share - fromTargets.admitted.length),
+          admission.rateChunkMs,
         );
         const runs = [...fromTargets.admitted, ...fromTenant.admitted];
         await this.jobs.publish(tx, runs);

@@ -451,20 +451,40 @@ export const SKIP_PAST_START_DEADLINE = `
  * the others move to their target's waiting list (`throttled_target`, `target_backoff`), or end
  * FAILED `target_gone` for a disabled target. A run past its start deadline is never admitted
  * (see SKIP_PAST_START_DEADLINE). SKIP LOCKED: a run a cancel holds is left for the next round.
- * $1 tenant, $2 at most this many, $3 at most this many not `high`. Returns the runs with what
- * became of each (`outcome`: admitted, waits, ended). Each round reads only the runs it
+ * A tenant whose rate tokens are all that holds it back admits in chunks of $4 ms of its rate
+ * (ADMISSION_RATE_CHUNK_MS): while it has fewer whole tokens than such a chunk (and than its
+ * free permits, its share and its waiting runs) it admits none and its tokens accumulate, so a
+ * throttled flood of a 200/s tenant is admitted 40 runs every 200 ms rather than 10 every 50 ms:
+ * the same rate in a quarter of the rounds, each admitter round and each fetch of a worker it
+ * wakes carrying four times the runs (measured in the noisy phase of 1,000 tenants beside two
+ * floods: Postgres CPU 1.05-1.08 ms a run against 1.46-1.55 ms). A run waits for its tenant's
+ * tokens at most that much longer; permits, the fleet's share and `high` runs are never held
+ * back, so a tenant bound by its concurrency is admitted as soon as a permit frees. $1 tenant,
+ * $2 at most this many, $3 at most this many not `high`, $4 the chunk in ms (0: none). Returns
+ * the runs with what became of each (`outcome`: admitted, waits, ended). Each round reads only the runs it
  * decides (the index range in admission order), however long the tenant's waiting list is, and
  * a run leaves the tenant's list when it is read. The UPDATEs join the runs by their whole primary
  * key (id, scheduled_at): each probe is pruned at run time to the run's partition.
  */
 export const ADMIT_WAITING = `
-  WITH budget AS (
-    SELECT greatest(0, least(t.max_concurrent_runs - ${heldPermits('t.id')},
-                             floor(${tokensNow('t.id')}), $2,
-                             $3 + (SELECT count(*) FROM occurrences h
-                                    WHERE h.tenant_id = $1 AND ${WAITING_FOR_TENANT('h')}
-                                      AND h.priority = 0)))::int AS n
+  WITH limits AS (
+    SELECT t.max_concurrent_runs - ${heldPermits('t.id')} AS permits,
+           floor(${tokensNow('t.id')}) AS tokens,
+           (SELECT count(*) FROM occurrences h
+             WHERE h.tenant_id = $1 AND ${WAITING_FOR_TENANT('h')} AND h.priority = 0) AS high,
+           ceil(t.dispatch_rate_per_second * $4::double precision / 1000)::int AS chunk
       FROM tenants t WHERE t.id = $1
+  ), budget AS (
+    SELECT CASE WHEN l.high = 0
+                 AND l.tokens < least(l.permits, $2, $3, l.chunk,
+                                      (SELECT count(*) FROM (
+                                         SELECT 1 FROM occurrences w
+                                          WHERE w.tenant_id = $1 AND ${WAITING_FOR_TENANT('w')}
+                                          LIMIT l.chunk) listed))
+                THEN 0
+                ELSE greatest(0, least(l.permits, l.tokens, $2, $3 + l.high))
+           END::int AS n
+      FROM limits l
   ), picked AS (
     SELECT o.id, o.target_id, o.priority, o.scheduled_at
       FROM occurrences o

@@ -67,7 +67,7 @@ describe('run index plans made while the history was empty', () => {
     });
     await client.query('BEGIN');
     await client.query({ name: 'deadline', text: SKIP_PAST_START_DEADLINE, values: [500] });
-    await client.query({ name: 'admit', text: ADMIT_WAITING, values: [tenantId, 500, 500] });
+    await client.query({ name: 'admit', text: ADMIT_WAITING, values: [tenantId, 500, 500, 200] });
     dueAt = new Date(Date.now() - 1000);
     await client.query({
       name: 'lock_schedules',
@@ -182,7 +182,7 @@ describe('run index plans made while the history was empty', () => {
   it('admits from the waiting list reading about what it admits', async () => {
     await client.query('BEGIN');
     try {
-      const admit = await explain('admit', `('${tenantId}', 500, 500)`);
+      const admit = await explain('admit', `('${tenantId}', 500, 500, 200)`);
       // 40 free permits: the 40 first waiting runs are read and admitted, and the permits
       // counted from the 10 holding runs; the flood behind them is not read.
       expect(runRowsRead(admit)).toBeLessThan(300);
