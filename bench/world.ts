@@ -1,6 +1,7 @@
 import { ApiClient, mapLimit, Tenant } from './api-client';
 import type { BenchContext } from './context';
-import type { BenchDatabase } from './postgres';
+import { OccurrenceCostMeter, serviceRoundTrips } from './occurrence-cost';
+import type { BenchDatabase, PgServer } from './postgres';
 import { ResourceMeter } from './resources';
 import { ADMIN_TOKEN, ServiceProcess, stopAll } from './service';
 
@@ -18,6 +19,7 @@ export const SINGLE: ReplicaSpec[] = [{ name: 'dueline', roles: 'api,poller,rela
  */
 export class World {
   readonly meter: ResourceMeter;
+  private readonly pg: PgServer;
 
   private constructor(
     readonly db: BenchDatabase,
@@ -27,6 +29,7 @@ export class World {
     ctx: BenchContext,
   ) {
     this.meter = new ResourceMeter(ctx.pg.postmasterPid);
+    this.pg = ctx.pg;
   }
 
   static async start(
@@ -70,6 +73,15 @@ export class World {
 
   startMeter(): void {
     this.meter.start(this.services.map((s) => ({ name: `${s.name} (${s.roles})`, pid: s.pid })));
+  }
+
+  /** A meter of what a run costs this world's database and replicas (see OccurrenceCostMeter). */
+  costMeter(): OccurrenceCostMeter {
+    return new OccurrenceCostMeter(
+      this.pg,
+      this.db,
+      serviceRoundTrips(() => this.services.map((s) => s.url)),
+    );
   }
 
   /** Warn/error log lines per replica, and the last lines of any replica that logged errors. */

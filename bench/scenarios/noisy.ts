@@ -9,12 +9,7 @@ import type { Tenant } from '../api-client';
 import type { Receipt } from '../sink';
 import { PhasesFailed, type BenchContext, type NoisyPhase, type ScenarioResult } from '../context';
 import { observe } from '../observe';
-import {
-  describeCost,
-  OccurrenceCostMeter,
-  runsDeliveredBetween,
-  serviceRoundTrips,
-} from '../occurrence-cost';
+import { describeCost, runsDeliveredBetween } from '../occurrence-cost';
 import { seedSchedules, seedTenants } from '../seed-sql';
 import { describeStages, stageLags } from '../stages';
 import { sleepUntil } from '../workload';
@@ -175,11 +170,7 @@ async function isolation(
     world.startMeter();
     // What a run costs in this phase (a flood's run is written waiting, then admitted): beside
     // the floods against alone, the cost of isolation in Postgres and in the service.
-    const costMeter = new OccurrenceCostMeter(
-      ctx.pg,
-      world.db,
-      serviceRoundTrips(() => world.services.map((s) => s.url)),
-    );
+    const costMeter = world.costMeter();
     const meteredFrom = performance.timeOrigin + performance.now();
     await costMeter.start();
     // The floods drain side by side, each at its own quota.

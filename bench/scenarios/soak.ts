@@ -3,12 +3,7 @@ import { analyze, lagStats, receivedCheck, undeliveredOf, withLedger } from '../
 import type { BenchContext, ScenarioResult, SoakFlags } from '../context';
 import { ledgerCheck } from '../ledger-check';
 import { fmt } from '../observe';
-import {
-  describeCost,
-  OccurrenceCostMeter,
-  runsDeliveredBetween,
-  serviceRoundTrips,
-} from '../occurrence-cost';
+import { describeCost, runsDeliveredBetween } from '../occurrence-cost';
 import { readRelations } from '../relation-stats';
 import {
   emptyMemory,
@@ -80,11 +75,7 @@ export async function runSoak(ctx: BenchContext): Promise<ScenarioResult[]> {
     );
     await sleepUntil(windowStart);
     world.startMeter();
-    const costMeter = new OccurrenceCostMeter(
-      ctx.pg,
-      world.db,
-      serviceRoundTrips(() => world.services.map((s) => s.url)),
-    );
+    const costMeter = world.costMeter();
     await costMeter.start();
     let cost: OccurrenceCost | null = null;
 

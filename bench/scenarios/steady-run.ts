@@ -3,12 +3,7 @@ import { ledgerCheck } from '../ledger-check';
 import { describeStages, stageLags } from '../stages';
 import type { BenchContext, ScenarioResult } from '../context';
 import { observe } from '../observe';
-import {
-  describeCost,
-  OccurrenceCostMeter,
-  runsDeliveredBetween,
-  serviceRoundTrips,
-} from '../occurrence-cost';
+import { describeCost, runsDeliveredBetween } from '../occurrence-cost';
 import type { BenchDatabase } from '../postgres';
 import { DEFAULT_STEADY, SteadyWorkload, sleepUntil } from '../workload';
 import { ReplicaSpec, World } from '../world';
@@ -91,11 +86,7 @@ export async function steadyRun(ctx: BenchContext, o: SteadyRunOptions): Promise
     const judged = { from: windowStart + warmupMs + EDGE_MS, to: windowEnd - EDGE_MS };
     await sleepUntil(windowStart);
     world.startMeter();
-    const costMeter = new OccurrenceCostMeter(
-      ctx.pg,
-      world.db,
-      serviceRoundTrips(() => world.services.map((s) => s.url)),
-    );
+    const costMeter = world.costMeter();
     const meteredFrom = performance.timeOrigin + performance.now();
     await costMeter.start();
     const { drainedMs } = await observe({
