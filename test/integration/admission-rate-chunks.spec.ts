@@ -1,17 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { ADMIT_WAITING } from '../../src/admission/admission.sql';
+import { oneTimeSchedulesBySql } from '../support/sql-seed';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
 /** The chunk the tests ask for: one second of a 10/s rate, 10 tokens. */
 const CHUNK_MS = 1000;
 const RATE = 10;
-
-interface Tenant {
-  id: string;
-  /** Its waiting runs' ids, normal priority unless the case says. */
-  waiting: string[];
-}
 
 /**
  * A tenant held back by its rate alone is admitted in chunks (ADMIT_WAITING's $4): with fewer
@@ -36,13 +31,16 @@ describe('admission: a rate-bound tenant is admitted in chunks of its rate', () 
     await db?.drop();
   });
 
-  /** A tenant with `tokens` banked just now and `runs` waiting for its rate (`high` of them high). */
+  /**
+   * A tenant (its id) with `tokens` banked just now and `runs` waiting for its rate (`high` of
+   * them high).
+   */
   async function tenantWaiting(options: {
     tokens: number;
     runs: number;
     maxConcurrentRuns?: number;
     high?: number;
-  }): Promise<Tenant> {
+  }): Promise<string> {
     const id = randomUUID();
     await client.query(
       `INSERT INTO tenants (id, name, max_active_schedules, dispatch_rate_per_second,
@@ -55,21 +53,8 @@ describe('admission: a rate-bound tenant is admitted in chunks of its rate', () 
        VALUES ($1, $2, clock_timestamp())`,
       [id, options.tokens],
     );
-    const target = await client.query<{ id: string }>(
-      `INSERT INTO targets (tenant_id, name, url) VALUES ($1, 'sink', 'http://127.0.0.1:9/')
-       RETURNING id`,
-      [id],
-    );
+    await oneTimeSchedulesBySql(client, id, options.runs, new Date(), 'once');
     await client.query(
-      `INSERT INTO schedules (tenant_id, name, target_id, status, kind, run_at, missed_run_policy,
-                              max_catch_up, overlap_policy, retry_max_attempts,
-                              retry_initial_delay_ms, retry_max_delay_ms, retry_deadline_seconds)
-       SELECT $1, 'once-' || i, $2, 'active', 'once', now(), 'run_once', 1, 'allow', 3, 1000,
-              1000, 3600
-         FROM generate_series(1, $3::int) AS i`,
-      [id, target.rows[0].id, options.runs],
-    );
-    const runs = await client.query<{ id: string }>(
       `INSERT INTO occurrences (tenant_id, schedule_id, target_id, revision, scheduled_at,
                                 scheduled_local, state, reason, max_attempts, retry_deadline,
                                 fires_at, priority)
@@ -77,11 +62,10 @@ describe('admission: a rate-bound tenant is admitted in chunks of its rate', () 
               'QUEUED', 'throttled_rate', 3, now() + interval '1 day',
               now() - interval '1 second', CASE WHEN s.n <= $2::int THEN 0 ELSE 1 END
          FROM (SELECT id, target_id, row_number() OVER (ORDER BY name) AS n
-                 FROM schedules WHERE tenant_id = $1) s
-       RETURNING id`,
+                 FROM schedules WHERE tenant_id = $1) s`,
       [id, options.high ?? 0],
     );
-    return { id, waiting: runs.rows.map((row) => row.id) };
+    return id;
   }
 
   /** ADMIT_WAITING for `tenant` in a transaction rolled back: the runs it admitted. */
@@ -91,9 +75,9 @@ describe('admission: a rate-bound tenant is admitted in chunks of its rate', () 
   ): Promise<number> {
     await client.query('BEGIN');
     try {
-      const tenant = await tenantWaiting(options);
+      const tenantId = await tenantWaiting(options);
       const { rows } = await client.query<{ outcome: string }>(ADMIT_WAITING, [
-        tenant.id,
+        tenantId,
         500,
         500,
         chunkMs,

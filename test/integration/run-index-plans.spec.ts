@@ -22,6 +22,7 @@ import {
 } from '../../src/execution/execution.sql';
 import { CONCURRENT_POLICIES } from '../../src/overlap';
 import { type PlanNode, rowsRead } from '../support/plan-rows';
+import { oneTimeSchedulesBySql } from '../support/sql-seed';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
 /** Rows that scans of `table` (the runs' partitions by default) produced or filtered out. */
@@ -125,20 +126,7 @@ describe('run index plans made while the history was empty', () => {
     await client.query('ROLLBACK');
     // Then the flood: thousands of runs waiting for the tenant's budget, a few admitted (holding
     // permits, their jobs on the way to a worker), each of a one-time schedule of its own.
-    const target = await client.query<{ id: string }>(
-      `INSERT INTO targets (tenant_id, name, url) VALUES ($1, 'sink', 'http://127.0.0.1:9/')
-       RETURNING id`,
-      [tenantId],
-    );
-    await client.query(
-      `INSERT INTO schedules (tenant_id, name, target_id, status, kind, run_at, missed_run_policy,
-                              max_catch_up, overlap_policy, retry_max_attempts,
-                              retry_initial_delay_ms, retry_max_delay_ms, retry_deadline_seconds)
-       SELECT $1, 'flood-' || i, $2, 'active', 'once', $3, 'run_once', 1, 'allow', 3, 1000, 1000,
-              3600
-         FROM generate_series(1, $4::int) AS i`,
-      [tenantId, target.rows[0].id, dueAt, HOLDING + WAITING],
-    );
+    await oneTimeSchedulesBySql(client, tenantId, HOLDING + WAITING, dueAt, 'flood');
     await client.query(
       `INSERT INTO occurrences (tenant_id, schedule_id, target_id, revision, scheduled_at,
                                 scheduled_local, state, reason, max_attempts, retry_deadline,
