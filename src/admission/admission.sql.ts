@@ -475,12 +475,14 @@ export const ADMIT_WAITING = `
            ceil(t.dispatch_rate_per_second * $4::double precision / 1000)::int AS chunk
       FROM tenants t WHERE t.id = $1
   ), budget AS (
-    SELECT CASE WHEN l.high = 0
-                 AND l.tokens < least(l.permits, $2, $3, l.chunk,
-                                      (SELECT count(*) FROM (
-                                         SELECT 1 FROM occurrences w
-                                          WHERE w.tenant_id = $1 AND ${WAITING_FOR_TENANT('w')}
-                                          LIMIT l.chunk) listed))
+    -- CASE decides in order: the waiting list is counted (up to a chunk) only when the tokens
+    -- fall short of everything else, so a round its tokens afford reads nothing more.
+    SELECT CASE WHEN l.high > 0 OR l.tokens >= least(l.permits, $2, $3, l.chunk)
+                THEN greatest(0, least(l.permits, l.tokens, $2, $3 + l.high))
+                WHEN l.tokens < (SELECT count(*) FROM (
+                                   SELECT 1 FROM occurrences w
+                                    WHERE w.tenant_id = $1 AND ${WAITING_FOR_TENANT('w')}
+                                    LIMIT l.chunk) listed)
                 THEN 0
                 ELSE greatest(0, least(l.permits, l.tokens, $2, $3 + l.high))
            END::int AS n
