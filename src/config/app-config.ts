@@ -41,6 +41,12 @@ export interface QueueConfig {
    * deleted at once by the worker; this bounds the others (refused, failed, a missed delete).
    */
   finishedJobRetentionSeconds: number;
+  /**
+   * Runs one queue job carries at most (runs published together: a dispatch batch, an admission
+   * round). The worker fetches WORKER_BATCH_SIZE / runsPerJob jobs at once (two at least) and
+   * claims at most WORKER_BATCH_SIZE of their runs at a time.
+   */
+  runsPerJob: number;
 }
 
 export interface PollerConfig {
@@ -345,6 +351,7 @@ export function loadConfig(env: Env): AppConfig {
       poolSize: int('QUEUE_POOL_SIZE', 10, 2, 1000),
       jobRetryLimit: int('QUEUE_JOB_RETRY_LIMIT', 2, 0, 100),
       finishedJobRetentionSeconds: int('QUEUE_FINISHED_JOB_RETENTION_SECONDS', 3600, 1, 604_800),
+      runsPerJob: int('QUEUE_RUNS_PER_JOB', 20, 1, 1000),
     },
     poller: {
       leaseSeconds: int('POLLER_LEASE_SECONDS', 10, 1, 600),

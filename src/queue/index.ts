@@ -5,7 +5,9 @@ export {
   PGBOSS_SCHEMA,
   RUN_QUEUES,
   RUNS_QUEUE,
+  runsOf,
   type RunJob,
+  type RunsJob,
   type RunToPublish,
 } from './queue.constants';
 export { RunJobsRepository } from './run-jobs.repository';

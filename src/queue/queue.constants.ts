@@ -4,8 +4,9 @@ import type { RunPriority } from '../run-vocabulary';
 export const PGBOSS_SCHEMA = 'pgboss';
 
 /**
- * The execution queue: one job per run that is ready to be attempted. A job carries ids only
- * (never payloads); workers claim the run in the ledger, so a job published twice is harmless.
+ * The execution queue: a job per batch of runs that are ready to be attempted (RunsJob, at most
+ * QUEUE_RUNS_PER_JOB runs). A job carries ids only (never payloads); workers claim each run in
+ * the ledger, so a job published twice is harmless.
  */
 export const RUNS_QUEUE = 'dueline-runs';
 
@@ -18,6 +19,7 @@ export const HIGH_RUNS_QUEUE = 'dueline-runs-high';
 /** Both queues, for what reads them all (the relay's repair). */
 export const RUN_QUEUES = [HIGH_RUNS_QUEUE, RUNS_QUEUE] as const;
 
+/** One run of a job. */
 export interface RunJob {
   runId: string;
   tenantId: string;
@@ -33,6 +35,23 @@ export interface RunJob {
    * moved to another target since is read then). Absent: read after the claim.
    */
   targetId?: string;
+}
+
+/**
+ * A job's data: runs published together, each claimed on its own. A job of one run needs no
+ * more statements than a job per run did, and a batch of runs costs one row of pgboss.job (its
+ * insert, fetch and delete) instead of one each.
+ */
+export interface RunsJob {
+  runs: RunJob[];
+}
+
+/**
+ * The runs a job carries. A job published before jobs carried batches (one run, its fields at
+ * the top) is read as a batch of one.
+ */
+export function runsOf(data: RunsJob | RunJob): RunJob[] {
+  return 'runs' in data && Array.isArray(data.runs) ? data.runs : [data as RunJob];
 }
 
 /** A run to publish, and which queue it goes to. Absent priority: normal. */

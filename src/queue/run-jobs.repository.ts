@@ -1,19 +1,23 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Db, Job } from 'pg-boss';
+import { APP_CONFIG, type AppConfig } from '../config';
 import { SqlRunner, type Tx } from '../database';
 import { PgBossService } from './pg-boss.service';
-import { queueOf, type RunJob, type RunToPublish } from './queue.constants';
+import type { RunJob, RunsJob, RunToPublish } from './queue.constants';
+import { groupRuns } from './run-job-batches';
 
 /**
  * The outbox: run jobs written into pg-boss's tables inside the caller's transaction, so a run
- * and its job commit or roll back together. Publishing a run twice is harmless: workers claim
- * the run, not the message.
+ * and its job commit or roll back together. Runs published together on one queue and due at the
+ * same moment share a job (up to QUEUE_RUNS_PER_JOB). Publishing a run twice is harmless:
+ * workers claim the run, not the message.
  */
 @Injectable()
 export class RunJobsRepository {
   constructor(
     private readonly queue: PgBossService,
     private readonly sql: SqlRunner,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** Jobs due now (or all at `startAfter`), each on its priority's queue. */
@@ -24,24 +28,16 @@ export class RunJobsRepository {
     );
   }
 
-  /** Jobs that each become due at their own time (now, without one). */
+  /** Runs that each become due at their own time (now, without one). */
   async publishEach(
     tx: Tx,
     jobs: ReadonlyArray<{ job: RunToPublish; startAfter?: Date }>,
   ): Promise<void> {
-    const byQueue = new Map<string, Array<{ data: RunJob; startAfter?: Date }>>();
-    for (const { job, startAfter } of jobs) {
-      const queue = queueOf(job.priority);
-      const data: RunJob = {
-        runId: job.runId,
-        tenantId: job.tenantId,
-        scheduledAt: job.scheduledAt.toISOString(),
-        ...(job.targetId ? { targetId: job.targetId } : {}),
-      };
-      byQueue.set(queue, [
-        ...(byQueue.get(queue) ?? []),
-        { data, ...(startAfter ? { startAfter } : {}) },
-      ]);
+    const byQueue = new Map<string, Array<{ data: RunsJob; startAfter?: Date }>>();
+    for (const { queue, startAfter, runs } of groupRuns(jobs, this.config.queue.runsPerJob)) {
+      const batch = byQueue.get(queue) ?? [];
+      batch.push({ data: { runs }, ...(startAfter ? { startAfter } : {}) });
+      byQueue.set(queue, batch);
     }
     for (const [queue, batch] of byQueue) {
       await this.queue.boss.insert(queue, batch, { db: this.db(tx) });
@@ -55,7 +51,7 @@ export class RunJobsRepository {
    * every delivered run (one statement per batch; pg-boss's completion afterwards finds nothing
    * to do). Fenced per attempt: a job that pg-boss re-delivered meanwhile is not touched.
    */
-  async deleteClaimed(queue: string, jobs: ReadonlyArray<Job<RunJob>>): Promise<void> {
+  async deleteClaimed(queue: string, jobs: ReadonlyArray<Job<RunsJob | RunJob>>): Promise<void> {
     if (jobs.length === 0) return;
     await this.queue.boss.deleteJob(
       queue,

@@ -3,7 +3,10 @@
  * budget has no job on purpose) older than $1 seconds whose job is gone (lost publish, a job that failed out of pg-boss) or has been `active` for more
  * than $3 seconds without the run being claimed (a worker that died holding it: pg-boss itself
  * would only re-deliver at the job's expiry, 15 minutes). Publishing again is harmless: workers
- * claim the run, not the message. Locked SKIP LOCKED so relays share the work. $4 the run queues.
+ * claim the run, not the message. Locked SKIP LOCKED so relays share the work. A job names its
+ * runs in `runs` (a job of an older version: `runId`); the live jobs' runs are listed once (a
+ * hashed NOT IN: the candidates are many while a backlog waits for workers, each with a job),
+ * not searched once per candidate. $4 the run queues.
  */
 export const FIND_ORPHANED_QUEUED_RUNS = `
   SELECT o.id, o.tenant_id, o.priority, o.scheduled_at
@@ -12,12 +15,14 @@ export const FIND_ORPHANED_QUEUED_RUNS = `
      AND o.admitted_at IS NOT NULL
      AND o.reason IS NULL
      AND o.created_at < now() - make_interval(secs => $1)
-     AND NOT EXISTS (
-       SELECT 1 FROM pgboss.job j
+     AND o.id::text NOT IN (
+       SELECT coalesce(r.run->>'runId', j.data->>'runId')
+         FROM pgboss.job j
+         LEFT JOIN LATERAL jsonb_array_elements(j.data->'runs') AS r(run) ON true
         WHERE j.name = ANY($4::text[])
-          AND j.data->>'runId' = o.id::text
           AND (j.state IN ('created', 'retry')
-               OR (j.state = 'active' AND j.started_on > now() - make_interval(secs => $3))))
+               OR (j.state = 'active' AND j.started_on > now() - make_interval(secs => $3)))
+          AND coalesce(r.run->>'runId', j.data->>'runId') IS NOT NULL)
    ORDER BY o.created_at
    LIMIT $2
    FOR UPDATE OF o SKIP LOCKED`;

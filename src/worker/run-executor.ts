@@ -2,7 +2,6 @@ import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { Job } from 'pg-boss';
 import { AdmissionService, type Claim } from '../admission';
 import { Batcher, Clock, errorSummary } from '../common';
 import { APP_CONFIG, type AppConfig } from '../config';
@@ -43,9 +42,9 @@ interface HeldClaim {
 }
 
 /**
- * A batch of queue jobs, start to end: claim their runs (receipt is not ownership), keep each
- * lease while its target is called, report each outcome under its fence. A job whose run cannot
- * be claimed is acknowledged without calling anything.
+ * The runs of a batch of queue jobs, start to end: claim them (receipt is not ownership), keep
+ * each lease while its target is called, report each outcome under its fence. A run that cannot
+ * be claimed is left without calling anything.
  */
 @Injectable()
 export class RunExecutor {
@@ -102,7 +101,7 @@ export class RunExecutor {
    * runs claimed meanwhile still run.
    */
   async start(
-    jobs: ReadonlyArray<Job<RunJob>>,
+    runs: readonly RunJob[],
     onWake: (inMs: number) => void,
     lane: WorkerLane = 'other',
   ): Promise<void> {
@@ -110,21 +109,21 @@ export class RunExecutor {
     const claimSentAt = performance.now();
     const claimSentAtMs = Date.now();
     // The targets the jobs name are read while the claims are made, not after them.
-    const early = this.readNamedTargets(jobs);
+    const early = this.readNamedTargets(runs);
     // Each submit joins whatever this process is claiming at the moment (see `claims`).
-    const fast = await Promise.allSettled(jobs.map((job) => this.claims.submit(job.data)));
+    const fast = await Promise.allSettled(runs.map((run) => this.claims.submit(run)));
     const held: HeldClaim[] = [];
-    const rest: Array<Job<RunJob>> = [];
+    const rest: RunJob[] = [];
     fast.forEach((result, i) => {
       if (result.status === 'rejected') failures.push(result.reason);
       else if (result.value) {
         held.push({ claim: result.value, claimSentAt, claimSentAtMs, claimedAtMs: Date.now() });
-      } else rest.push(jobs[i]);
+      } else rest.push(runs[i]);
     });
     this.attemptAll(held, onWake, lane, early);
     const alone = await Promise.all(
-      rest.map((job) =>
-        this.claimAlone(job, onWake).catch((error: unknown) => {
+      rest.map((run) =>
+        this.claimAlone(run, onWake).catch((error: unknown) => {
           failures.push(error);
           return null;
         }),
@@ -185,9 +184,9 @@ export class RunExecutor {
    * the claims are made: the attempts of a batch then start as soon as its claims return, one
    * round trip sooner. Null when no job names one (jobs of an older version).
    */
-  private readNamedTargets(jobs: ReadonlyArray<Job<RunJob>>): EarlyTargetsRead | null {
-    const named = jobs.flatMap(({ data }) =>
-      data.targetId ? [{ tenantId: data.tenantId, targetId: data.targetId }] : [],
+  private readNamedTargets(runs: readonly RunJob[]): EarlyTargetsRead | null {
+    const named = runs.flatMap((run) =>
+      run.targetId ? [{ tenantId: run.tenantId, targetId: run.targetId }] : [],
     );
     if (named.length === 0) return null;
     return { asked: new Set(named.map(targetKey)), answer: this.readTargets(named) };
@@ -281,13 +280,10 @@ export class RunExecutor {
    * A run the batch's claim did not take, claimed alone: that says why it waits or ends (and
    * requeues it if it must wait). Null when it was not claimed.
    */
-  private async claimAlone(
-    job: Job<RunJob>,
-    onWake: (inMs: number) => void,
-  ): Promise<HeldClaim | null> {
+  private async claimAlone(run: RunJob, onWake: (inMs: number) => void): Promise<HeldClaim | null> {
     const claimSentAt = performance.now();
     const claimSentAtMs = Date.now();
-    const result = await this.admission.claim(job.data.tenantId, job.data.runId, this.workerId, {
+    const result = await this.admission.claim(run.tenantId, run.runId, this.workerId, {
       requeue: true,
     });
     if (result.claimed) {

@@ -13,16 +13,18 @@ import {
   PgBossService,
   RUNS_QUEUE,
   RunJobsRepository,
+  runsOf,
   type RunJob,
+  type RunsJob,
 } from '../queue';
 import { RunExecutor, type WorkerLane } from './run-executor';
 
 /**
- * The worker role: consumes run jobs with bounded local concurrency. pg-boss completes a job
- * after its handler returns, i.e. once its run is claimed (or refused, and requeued if it must
- * wait): from the claim on the run's lease and the sweeper guarantee it an end, so the job has
- * done its work. A handler that throws (the database was unreachable at claim) has its jobs
- * retried by pg-boss.
+ * The worker role: consumes run jobs (each a batch of runs) with bounded local concurrency. A
+ * job has done its work once its runs are claimed (or refused, and requeued if they must wait):
+ * from the claim on a run's lease and the sweeper guarantee it an end. A handler that throws
+ * (the database was unreachable at claim) has its jobs retried by pg-boss; their runs claimed
+ * meanwhile are refused then, as any run's second job is.
  */
 @Injectable()
 export class WorkerService implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -90,11 +92,12 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   /**
-   * One fetch loop on `queue`. pg-boss sleeps a polling interval after every fetch unless the
-   * fetch came back full (burstWhenBatchFull, which needs batchSize > 1): fetch batches, so a
-   * backlog drains continuously instead of one job per loop per poll. The handler returns once
-   * the runs are claimed (the jobs are then acknowledged); the attempts go on. It fetches again
-   * only when `room` says there is room for another batch.
+   * One fetch loop on `queue`, claiming `batchSize` runs at a time: a fetch takes as many jobs
+   * as that many runs fill when each carries QUEUE_RUNS_PER_JOB (two at least). pg-boss sleeps
+   * a polling interval after every fetch unless the fetch came back full (burstWhenBatchFull):
+   * fetch batches, so a backlog drains continuously instead of one job per loop per poll. The handler returns once the runs are
+   * claimed (the jobs are then deleted); the attempts go on. It fetches again only when `room`
+   * says there is room for another batch.
    */
   private async consume(
     queue: string,
@@ -103,17 +106,36 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     room: () => Promise<void>,
   ): Promise<{ queue: string; id: string }> {
     const worker = this.config.worker;
-    const id = await this.queue.boss.work<RunJob>(
+    // At least two: pg-boss fetches again at once after a full fetch only when a fetch takes
+    // more than one job (burstWhenBatchFull), else a backlog would wait a poll per job.
+    const jobsPerFetch = Math.max(2, Math.floor(batchSize / this.config.queue.runsPerJob));
+    const id = await this.queue.boss.work<RunsJob | RunJob>(
       queue,
       {
-        batchSize,
+        batchSize: jobsPerFetch,
         localConcurrency: worker.fetchLoops,
         burstWhenBatchFull: true,
         pollingIntervalSeconds: worker.pollingIntervalMs / 1000,
         notifyPollingIntervalSeconds: worker.notifyPollingIntervalMs / 1000,
       },
       async (jobs) => {
-        await this.executor.start(jobs, (inMs) => this.wakeIn(inMs), lane);
+        const runs = jobs.flatMap((job) => runsOf(job.data));
+        // Jobs may carry more runs than this worker takes at once (a publisher's
+        // QUEUE_RUNS_PER_JOB above WORKER_BATCH_SIZE, or a worker of a few slots): the rest
+        // wait for room here, their job held, so the slots are never oversubscribed.
+        for (let from = 0; from < runs.length; from += batchSize) {
+          if (from > 0) {
+            await room();
+            // Stopping: the rest go back to the queue (a retried job; what this worker claimed
+            // of it is refused then, as a run's second job is).
+            if (this.workIds.length === 0) throw new WorkerStopping(runs.length - from);
+          }
+          await this.executor.start(
+            runs.slice(from, from + batchSize),
+            (inMs) => this.wakeIn(inMs),
+            lane,
+          );
+        }
         // Claimed: the jobs have done their work. A failed delete leaves them to pg-boss's
         // completion and its retention (QUEUE_FINISHED_JOB_RETENTION_SECONDS).
         await this.jobs
@@ -138,5 +160,12 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     }, ms + 5);
     timer.unref();
     this.wakeTimers.add(timer);
+  }
+}
+
+/** A fetched job's runs this worker did not claim before it was told to stop. */
+class WorkerStopping extends Error {
+  constructor(unclaimed: number) {
+    super(`worker stopping: ${unclaimed} run(s) of a fetched job left to the queue`);
   }
 }

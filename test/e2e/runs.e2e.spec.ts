@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ExecutionWorld, startExecutionWorld } from '../integration/execution.fixtures';
+import { carriesRun } from '../support/run-jobs';
 
 /**
  * The runs API through HTTP: history, manual triggers, cancellation and the worker contract for
@@ -71,7 +72,7 @@ describe('runs API', () => {
       expect(at).toBeGreaterThanOrEqual(before - 1000);
       expect(at).toBeLessThanOrEqual(Date.now() + 1000);
       // Its job is in the queue, committed with it.
-      const jobs = await w.db.query(`SELECT 1 FROM pgboss.job WHERE data->>'runId' = $1`, [
+      const jobs = await w.db.query(`SELECT 1 FROM pgboss.job WHERE ${carriesRun('$1')}`, [
         res.body.id,
       ]);
       expect(jobs).toHaveLength(1);

@@ -10,6 +10,7 @@ import {
   runEngine,
   type RunEngine,
 } from './execution.fixtures';
+import { carriesAnyRun } from '../support/run-jobs';
 
 const SUCCEEDED: AttemptReport = { outcome: 'succeeded', error: null, mayHaveActed: false };
 
@@ -40,7 +41,7 @@ describe('execution: batched claims and completions', () => {
       ids.push(await w.insertRun(scheduleId, new Date(instant++), { publish: true }));
     }
     // The test is the worker that fetched their jobs: what is pending later is new.
-    await w.db.query(`DELETE FROM pgboss.job WHERE data->>'runId' = ANY($1::text[])`, [ids]);
+    await w.db.query(`DELETE FROM pgboss.job WHERE ${carriesAnyRun('$1::text[]')}`, [ids]);
     return ids;
   };
   /** A tenant of its own (quotas differ per test), with a target and a schedule maker. */

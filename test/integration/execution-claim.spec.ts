@@ -7,6 +7,7 @@ import {
   runEngine,
   type RunEngine,
 } from './execution.fixtures';
+import { carriesRun } from '../support/run-jobs';
 
 /**
  * The claim, the fence, the sweeper and cancellation, driven through the service the built-in
@@ -282,7 +283,7 @@ describe('execution: claims, fences, leases', () => {
     const a = await w.trigger(buffered);
     const b = await w.trigger(buffered);
     const ca = claimed(await execution.claim(w.tenant.id, a, 'w'));
-    await w.db.query(`DELETE FROM pgboss.job WHERE data->>'runId' = $1`, [b]);
+    await w.db.query(`DELETE FROM pgboss.job WHERE ${carriesRun('$1')}`, [b]);
     expect(await execution.claim(w.tenant.id, b, 'w', { requeue: true })).toMatchObject({
       reason: 'overlap',
       state: 'QUEUED',

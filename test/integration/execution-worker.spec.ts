@@ -3,6 +3,7 @@ import { verifySignature } from '../../src/delivery/target-signature';
 import { eventually } from '../support/eventually';
 import { gate } from '../support/http-sink';
 import { ExecutionWorld, startExecutionWorld } from './execution.fixtures';
+import { carriesRun } from '../support/run-jobs';
 
 /**
  * The built-in worker and the lease sweeper against a local HTTP target, one test per row of
@@ -200,7 +201,7 @@ describe('execution: the built-in worker against a real target', () => {
       // Once the worker has let go of the job (deleted once its run was claimed): nothing
       // written, still RUNNING under the new token, attempt 1 not ended, nothing stale.
       await eventually(async () => {
-        const jobs = await w.db.query(`SELECT state FROM pgboss.job WHERE data->>'runId' = $1`, [
+        const jobs = await w.db.query(`SELECT state FROM pgboss.job WHERE ${carriesRun('$1')}`, [
           runId,
         ]);
         expect(jobs.map((j: { state: string }) => j.state)).toEqual([]);

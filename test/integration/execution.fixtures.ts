@@ -8,6 +8,7 @@ import { ExecutionService } from '../../src/execution';
 import { OccurrencesService, type NewOccurrence } from '../../src/occurrences';
 import { HttpSink } from '../support/http-sink';
 import { startTestApp, TestApp } from '../support/test-app';
+import { carriesRun } from '../support/run-jobs';
 
 /**
  * Execution tests share this setup: an app with the given roles on its own database, short
@@ -203,7 +204,7 @@ export async function pendingJobs(
 ): Promise<Array<{ start_after: Date }>> {
   return db.query(
     `SELECT start_after FROM pgboss.job
-      WHERE name = 'dueline-runs' AND data->>'runId' = $1 AND state IN ('created', 'retry')
+      WHERE name = 'dueline-runs' AND ${carriesRun('$1')} AND state IN ('created', 'retry')
       ORDER BY start_after`,
     [runId],
   );
@@ -218,7 +219,9 @@ export async function installJobJournal(w: ExecutionWorld): Promise<void> {
   await w.db.query(
     `CREATE FUNCTION test_journal_job() RETURNS trigger LANGUAGE plpgsql AS $$
      BEGIN
-       INSERT INTO test_job_journal VALUES (NEW.data->>'runId', NEW.name);
+       INSERT INTO test_job_journal
+         SELECT carried.run->>'runId', NEW.name
+           FROM jsonb_array_elements(NEW.data->'runs') AS carried(run);
        RETURN NULL;
      END $$`,
   );

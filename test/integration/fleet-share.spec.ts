@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { eventually } from '../support/eventually';
 import { gate } from '../support/http-sink';
 import { ExecutionWorld, startExecutionWorld } from './execution.fixtures';
+import { carriesRun } from '../support/run-jobs';
 
 /**
  * The fleet's capacity, shared: when tenants have admitted more than the workers can run, the
@@ -116,7 +117,7 @@ describe('fleet share', () => {
           const rows = await w.db.query(
             `SELECT o.id,
                     (SELECT count(*)::int FROM pgboss.job j
-                      WHERE j.data->>'runId' = o.id::text) AS jobs
+                      WHERE ${carriesRun('o.id', 'j')}) AS jobs
                FROM occurrences o
               WHERE o.tenant_id = $1 AND o.state = 'QUEUED' AND o.reason = 'throttled_fleet'`,
             [tenant.id],

@@ -16,6 +16,8 @@ import {
 import { partitionName } from '../../src/history/partition-names';
 import { HistoryMaintenanceLoop } from '../../src/relay';
 import { ExecutionWorld, runEngine, startExecutionWorld } from './execution.fixtures';
+import { carriesRun } from '../support/run-jobs';
+import type { RunsJob } from '../../src/queue';
 
 const HOUR = 3600_000;
 
@@ -406,11 +408,11 @@ describe('history partitions', () => {
     (
       await w.db.query(
         `SELECT data FROM pgboss.job
-          WHERE name LIKE 'dueline-runs%' AND data->>'runId' = $1 AND state IN ('created', 'retry')
+          WHERE name LIKE 'dueline-runs%' AND ${carriesRun('$1')} AND state IN ('created', 'retry')
           ORDER BY created_on`,
         [runId],
       )
-    ).map((r: { data: { scheduledAt?: string } }) => r.data);
+    ).flatMap((r: { data: RunsJob }) => r.data.runs.filter((run) => run.runId === runId));
   const attemptRows = (runId: string) =>
     w.db.query(
       `SELECT attempt_no, fencing_token::int AS token, outcome, scheduled_at,
@@ -459,7 +461,7 @@ describe('history partitions', () => {
     expect(
       (await engine.heartbeat(w.tenant.id, runId, first.fencingToken, first.scheduledAt)).held,
     ).toBe(true);
-    await w.db.query(`DELETE FROM pgboss.job WHERE data->>'runId' = $1`, [runId]);
+    await w.db.query(`DELETE FROM pgboss.job WHERE ${carriesRun('$1')}`, [runId]);
     const failed = await engine.complete(
       w.tenant.id,
       runId,
@@ -531,7 +533,7 @@ describe('history partitions', () => {
 
     // The run after the boundary, in the next partition, while the first is RUNNING.
     const buffered = await w.insertRun(scheduleId, nextAt, { publish: true });
-    await w.db.query(`DELETE FROM pgboss.job WHERE data->>'runId' = $1`, [buffered]);
+    await w.db.query(`DELETE FROM pgboss.job WHERE ${carriesRun('$1')}`, [buffered]);
     expect(
       await engine.claimBatch(
         [{ runId: buffered, tenantId: w.tenant.id, scheduledAt: nextAt.toISOString() }],

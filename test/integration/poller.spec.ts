@@ -33,7 +33,9 @@ async function everyScheduleReached(db: DataSource, ids: string[], instant: Date
 /** Jobs in the runs queue per run id: each admitted QUEUED run must have exactly one. */
 async function jobsPerRun(db: DataSource): Promise<Map<string, number>> {
   const rows = await db.query(
-    `SELECT data->>'runId' AS run_id, count(*)::int AS n FROM pgboss.job WHERE name = 'dueline-runs' GROUP BY 1`,
+    `SELECT carried.run->>'runId' AS run_id, count(*)::int AS n
+       FROM pgboss.job j, jsonb_array_elements(j.data->'runs') AS carried(run)
+      WHERE j.name = 'dueline-runs' GROUP BY 1`,
   );
   return new Map(rows.map((r: { run_id: string; n: number }) => [r.run_id, r.n]));
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { RelayService } from '../../src/relay';
 import { ExecutionWorld, startExecutionWorld } from './execution.fixtures';
+import { carriesAnyRun, carriesRun } from '../support/run-jobs';
 
 describe('relay: outbox repair and housekeeping', () => {
   let w: ExecutionWorld;
@@ -15,7 +16,7 @@ describe('relay: outbox repair and housekeeping', () => {
   const jobsFor = async (runId: string): Promise<number> =>
     (
       await w.db.query(
-        `SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'dueline-runs' AND data->>'runId' = $1`,
+        `SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'dueline-runs' AND ${carriesRun('$1')}`,
         [runId],
       )
     )[0].n;
@@ -26,7 +27,7 @@ describe('relay: outbox repair and housekeeping', () => {
     // Admitted, and then their jobs are lost.
     const orphan = await w.insertRun(scheduleId, new Date(Date.now() - 60_000), { publish: true });
     const fresh = await w.insertRun(scheduleId, new Date(Date.now() - 1_000), { publish: true });
-    await w.db.query(`DELETE FROM pgboss.job WHERE data->>'runId' = ANY($1::text[])`, [
+    await w.db.query(`DELETE FROM pgboss.job WHERE ${carriesAnyRun('$1::text[]')}`, [
       [orphan, fresh],
     ]);
     await w.db.query(
@@ -51,7 +52,7 @@ describe('relay: outbox repair and housekeeping', () => {
     const activate = (age: string) =>
       w.db.query(
         `UPDATE pgboss.job SET state = 'active', started_on = now() - $2::interval
-          WHERE name = 'dueline-runs' AND data->>'runId' = $1`,
+          WHERE name = 'dueline-runs' AND ${carriesRun('$1')}`,
         [held, age],
       );
     await activate('5 seconds');

@@ -9,6 +9,7 @@ import {
   runEngine,
   startExecutionWorld,
 } from './execution.fixtures';
+import { carriesRun } from '../support/run-jobs';
 
 /** A target with flow control, on the world's sink, for tenant `apiKey`. */
 async function flowTarget(
@@ -31,7 +32,7 @@ const runsOf = (w: ExecutionWorld, runIds: string[]) =>
   w.db.query(
     `SELECT o.id, o.state, o.reason, o.admitted_at,
             (SELECT count(*)::int FROM pgboss.job j
-              WHERE j.data->>'runId' = o.id::text) AS jobs,
+              WHERE ${carriesRun('o.id', 'j')}) AS jobs,
             (SELECT count(*)::int FROM attempts a WHERE a.run_id = o.id) AS attempts
        FROM occurrences o WHERE o.id = ANY($1::uuid[]) ORDER BY o.scheduled_at`,
     [runIds],

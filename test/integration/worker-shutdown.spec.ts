@@ -5,6 +5,7 @@ import { gate, HttpSink } from '../support/http-sink';
 import { WorkerService } from '../../src/worker';
 import { startTestApp, TestApp } from '../support/test-app';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { carriesRun } from '../support/run-jobs';
 
 /**
  * The worker acknowledges a run's queue job once the run is claimed, and its attempt goes on
@@ -55,7 +56,7 @@ describe('worker shutdown', () => {
     const runId = run.body.id as string;
     const db = api.app.get(DataSource);
     const jobStates = async () =>
-      (await db.query(`SELECT state FROM pgboss.job WHERE data->>'runId' = $1`, [runId])).map(
+      (await db.query(`SELECT state FROM pgboss.job WHERE ${carriesRun('$1')}`, [runId])).map(
         (r: { state: string }) => r.state,
       );
 
