@@ -43,8 +43,8 @@ export interface QueueConfig {
   finishedJobRetentionSeconds: number;
   /**
    * Runs one queue job carries at most (runs published together: a dispatch batch, an admission
-   * round). The worker fetches WORKER_BATCH_SIZE / runsPerJob jobs at once (two at least) and
-   * claims at most WORKER_BATCH_SIZE of their runs at a time.
+   * round). The worker fetches four times WORKER_BATCH_SIZE / runsPerJob jobs at once and claims
+   * at most WORKER_BATCH_SIZE of their runs at a time.
    */
   runsPerJob: number;
 }

@@ -92,8 +92,8 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   /**
-   * One fetch loop on `queue`, claiming `batchSize` runs at a time: a fetch takes as many jobs
-   * as that many runs fill when each carries QUEUE_RUNS_PER_JOB (two at least). pg-boss sleeps
+   * One fetch loop on `queue`, claiming `batchSize` runs at a time: a fetch takes four times as
+   * many jobs as that many runs fill when each carries QUEUE_RUNS_PER_JOB. pg-boss sleeps
    * a polling interval after every fetch unless the fetch came back full (burstWhenBatchFull):
    * fetch batches, so a backlog drains continuously instead of one job per loop per poll. The handler returns once the runs are
    * claimed (the jobs are then deleted); the attempts go on. It fetches again only when `room`
@@ -106,9 +106,14 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     room: () => Promise<void>,
   ): Promise<{ queue: string; id: string }> {
     const worker = this.config.worker;
-    // At least two: pg-boss fetches again at once after a full fetch only when a fetch takes
-    // more than one job (burstWhenBatchFull), else a backlog would wait a poll per job.
-    const jobsPerFetch = Math.max(2, Math.floor(batchSize / this.config.queue.runsPerJob));
+    // Jobs carry up to runsPerJob runs but often fewer (what one admission round or dispatch
+    // could afford): four times as many jobs as full ones would need, so a fetch still fills the
+    // batch, and what exceeds it waits below for room. At least two: pg-boss fetches again at
+    // once after a full fetch only when a fetch takes more than one job (burstWhenBatchFull).
+    const jobsPerFetch = Math.max(
+      2,
+      Math.min(batchSize, 4 * Math.ceil(batchSize / this.config.queue.runsPerJob)),
+    );
     const id = await this.queue.boss.work<RunsJob | RunJob>(
       queue,
       {
