@@ -31,6 +31,8 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   private readonly logger = new Logger(WorkerService.name);
   private readonly workIds: Array<{ queue: string; id: string }> = [];
   private readonly wakeTimers = new Set<NodeJS.Timeout>();
+  /** Told to stop: a fetched job's runs not yet claimed go back to the queue. */
+  private stopping = false;
 
   constructor(
     private readonly queue: PgBossService,
@@ -63,6 +65,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
     const workIds = this.workIds.splice(0);
     for (const timer of this.wakeTimers) clearTimeout(timer);
     this.wakeTimers.clear();
@@ -93,11 +96,11 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
 
   /**
    * One fetch loop on `queue`, claiming `batchSize` runs at a time: a fetch takes four times as
-   * many jobs as that many runs fill when each carries QUEUE_RUNS_PER_JOB. pg-boss sleeps
-   * a polling interval after every fetch unless the fetch came back full (burstWhenBatchFull):
-   * fetch batches, so a backlog drains continuously instead of one job per loop per poll. The handler returns once the runs are
-   * claimed (the jobs are then deleted); the attempts go on. It fetches again only when `room`
-   * says there is room for another batch.
+   * many jobs as that many runs fill when each carries QUEUE_RUNS_PER_JOB. pg-boss sleeps a
+   * polling interval after every fetch unless the fetch came back full (burstWhenBatchFull):
+   * fetch batches, so a backlog drains continuously instead of one job per loop per poll. The
+   * handler returns once the runs are claimed (the jobs are then deleted); the attempts go on.
+   * It fetches again only when `room` says there is room for another batch.
    */
   private async consume(
     queue: string,
@@ -133,7 +136,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
             await room();
             // Stopping: the rest go back to the queue (a retried job; what this worker claimed
             // of it is refused then, as a run's second job is).
-            if (this.workIds.length === 0) throw new WorkerStopping(runs.length - from);
+            if (this.stopping) throw new WorkerStopping(runs.length - from);
           }
           await this.executor.start(
             runs.slice(from, from + batchSize),
