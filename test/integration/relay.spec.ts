@@ -1,5 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { Transactions } from '../../src/database';
+import { RUN_QUEUES, RunJobsRepository } from '../../src/queue';
 import { RelayService } from '../../src/relay';
+import { FIND_ORPHANED_QUEUED_RUNS } from '../../src/relay/outbox.sql';
+import { planNodes, type PlanNode, rowsRead } from '../support/plan-rows';
 import { ExecutionWorld, startExecutionWorld } from './execution.fixtures';
 import { carriesAnyRun, carriesRun } from '../support/run-jobs';
 
@@ -109,5 +113,50 @@ describe('relay: outbox repair and housekeeping', () => {
     );
     await relay.tick();
     for (const runId of waiting) expect(await jobsFor(runId)).toBe(0);
+  });
+
+  it('reads the live jobs once, not once per waiting run, however many runs they carry', async () => {
+    const targetId = await w.createTarget();
+    const scheduleId = await w.createSchedule(targetId, { overlapPolicy: 'allow' });
+    // Waiting runs with their jobs (none orphaned), beside jobs carrying 2,000 other runs: more
+    // run ids than a small work_mem hashes, where a per-candidate search reads them all each time.
+    for (let i = 0; i < 20; i++) {
+      await w.insertRun(scheduleId, new Date(Date.now() - 120_000 + i), { publish: true });
+    }
+    const others = Array.from({ length: 2000 }, () => ({
+      runId: randomUUID(),
+      tenantId: randomUUID(),
+      scheduledAt: new Date(),
+    }));
+    await w.t.app.get(Transactions).run((tx) => w.t.app.get(RunJobsRepository).publish(tx, others));
+    // Statistics as a busy queue has them (autovacuum analyses it), not an empty one's.
+    await w.db.query(`ANALYZE pgboss.job`);
+    const [{ jobs }] = await w.db.query(
+      `SELECT count(*)::int AS jobs FROM pgboss.job WHERE name = ANY($1::text[])`,
+      [RUN_QUEUES],
+    );
+    const plan = await w.db.transaction(async (manager) => {
+      await manager.query(`SET LOCAL work_mem = '64kB'`);
+      const [row] = await manager.query(
+        `EXPLAIN (ANALYZE, FORMAT JSON) ${FIND_ORPHANED_QUEUED_RUNS}`,
+        [0, 500, 60, RUN_QUEUES],
+      );
+      return row['QUERY PLAN'][0].Plan as PlanNode;
+    });
+    // Each job row once (a NOT IN over the carried run ids read them once per waiting run here).
+    // The waiting runs are matched against the live jobs' runs by a hash anti join (the jobs
+    // read once, spilling to disk when large), never a subplan run for each waiting run (a NOT IN
+    // over the carried run ids: past work_mem, a search of the whole list per candidate).
+    const nodes = planNodes(plan);
+    expect(nodes.filter((node) => node['Subplan Name'] !== undefined)).toEqual([]);
+    expect(
+      nodes.some(
+        (node) => node['Node Type'] === 'Hash Join' && /Anti/.test(node['Join Type'] ?? ''),
+      ),
+    ).toBe(true);
+    expect(rowsRead(plan, 'job')).toBeLessThanOrEqual(2 * jobs);
+    await w.db.query(`DELETE FROM pgboss.job WHERE ${carriesAnyRun('$1::text[]')}`, [
+      others.map((run) => run.runId),
+    ]);
   });
 });

@@ -1,5 +1,8 @@
 /** What one plan node of EXPLAIN (ANALYZE, FORMAT JSON) says, as far as the plan tests read it. */
 export interface PlanNode {
+  'Node Type'?: string;
+  'Join Type'?: string;
+  'Subplan Name'?: string;
   'Relation Name'?: string;
   'Actual Rows'?: number;
   'Actual Loops'?: number;
@@ -22,4 +25,9 @@ export function rowsRead(node: PlanNode, table: string): number {
         (node['Actual Loops'] ?? 1)
       : 0;
   return own + (node.Plans ?? []).reduce((sum, child) => sum + rowsRead(child, table), 0);
+}
+
+/** The node and every node below it, depth first. */
+export function planNodes(node: PlanNode): PlanNode[] {
+  return [node, ...(node.Plans ?? []).flatMap(planNodes)];
 }
