@@ -29,6 +29,7 @@ import { RunsWithoutParentKeys1796620000000 } from './1796620000000-RunsWithoutP
 import { StatsProofRunIndexes1796630000000 } from './1796630000000-StatsProofRunIndexes';
 import { OneTenantRunIndex1796640000000 } from './1796640000000-OneTenantRunIndex';
 import { DueIndexByInstant1796650000000 } from './1796650000000-DueIndexByInstant';
+import { CreationRevisionOnSchedule1796660000000 } from './1796660000000-CreationRevisionOnSchedule';
 
 /** Every migration, oldest first. Each is reviewed SQL; TypeORM only runs them in order. */
 export const MIGRATIONS = [
@@ -62,6 +63,7 @@ export const MIGRATIONS = [
   StatsProofRunIndexes1796630000000,
   OneTenantRunIndex1796640000000,
   DueIndexByInstant1796650000000,
+  CreationRevisionOnSchedule1796660000000,
 ];
 
 /** MIGRATIONS with the keyring that the data migrations seal secrets under. */

@@ -21,8 +21,7 @@ import { buildDefinition, FiringChecks, nextDueAfter, ScheduleInput } from './sc
 import { plannedFireAt } from './fire-window';
 import { loadSourceOf } from './schedule-load';
 import { ScheduleQuotaRepository } from './schedule-quota.repository';
-import { snapshotOf, type Actor } from './schedule-revision';
-import { ScheduleRevisionsRepository } from './schedule-revisions.repository';
+import type { Actor } from './schedule-revision';
 import { SchedulesRepository } from './schedules.repository';
 
 /** One schedule to create: the client's key, the body as sent (for its hash) and the input. */
@@ -86,7 +85,6 @@ export class ScheduleCreator {
     private readonly dueIndex: DueIndexRepository,
     private readonly targets: TargetsService,
     private readonly calendars: CalendarsService,
-    private readonly revisions: ScheduleRevisionsRepository,
     private readonly load: LoadProfileService,
     private readonly clock: Clock,
   ) {}
@@ -252,13 +250,20 @@ export class ScheduleCreator {
     });
   }
 
-  /** The schedules, their first due entries and their first revisions. */
+  /**
+   * The schedules and their first due entries. Each row records who created it: it is the
+   * schedule's revision 1 until its first edit writes that revision into the history.
+   */
   private async insertRows(
     tx: Tx,
     tenantId: string,
     schedules: readonly Prepared[],
   ): Promise<Map<string, Schedule>> {
-    const inserted = await this.schedules.insertMany(tx, tenantId, schedules);
+    const inserted = await this.schedules.insertMany(
+      tx,
+      tenantId,
+      schedules.map((p) => ({ ...p, createdByApiKeyId: p.actor.apiKeyId })),
+    );
     await this.dueIndex.add(
       tx,
       schedules
@@ -270,24 +275,11 @@ export class ScheduleCreator {
           dueAt: plannedFireAt(p.id, p.nextDueAt!, p.definition.flexibleWindowSeconds),
         })),
     );
-    await this.revisions.insert(
-      tx,
-      schedules.map((p) => ({
-        tenantId,
-        scheduleId: p.id,
-        revision: 1,
-        change: 'created',
-        changedByApiKeyId: p.actor.apiKeyId,
-        changes: [],
-        definition: snapshotOf(p.definition, 'active'),
-      })),
-    );
     return new Map(inserted.map((s) => [s.id, s]));
   }
 
   /**
-   * Takes back schedules this transaction inserted and then refused (their revisions go with
-   * them), with their due entries, their load (none was added for an overloaded one: releasing
+   * Takes back schedules this transaction inserted and then refused, with their due entries, their load (none was added for an overloaded one: releasing
    * nothing is harmless) and their Idempotency-Key claims.
    */
   private async takeBack(tx: Tx, tenantId: string, refused: readonly Prepared[]): Promise<void> {

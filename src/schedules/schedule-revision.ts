@@ -85,6 +85,29 @@ export function snapshotOf(
   };
 }
 
+/**
+ * Revision 1 of a schedule still at revision 1, read off its row: a create records it there (who
+ * made it, when, and the definition, which nothing changes without a new revision) and the first
+ * edit writes it into the history from the row before changing it. Its id is the schedule's, the
+ * same before and after that write. Creates always leave a schedule `active`.
+ */
+export function creationRevisionOf(schedule: Schedule): ScheduleRevision {
+  if (schedule.revision !== 1) {
+    throw new Error(`schedule ${schedule.id} is at revision ${schedule.revision}, not 1`);
+  }
+  return {
+    id: schedule.id,
+    scheduleId: schedule.id,
+    revision: 1,
+    change: 'created',
+    changedByApiKeyId: schedule.createdByApiKeyId,
+    changedAt: schedule.createdAt,
+    changes: [],
+    definition: snapshotOf(schedule, 'active'),
+    note: null,
+  };
+}
+
 /** The fields whose values differ, in snapshot order. */
 export function changesBetween(
   before: DefinitionSnapshot,

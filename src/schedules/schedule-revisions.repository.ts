@@ -1,12 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { SqlRunner, type Row, type Tx } from '../database';
-import type {
-  DefinitionSnapshot,
-  FieldChange,
-  RevisionChange,
-  ScheduleRevision,
+import type { Schedule } from './schedule';
+import {
+  creationRevisionOf,
+  type DefinitionSnapshot,
+  type FieldChange,
+  type RevisionChange,
+  type ScheduleRevision,
 } from './schedule-revision';
-import { INSERT_REVISIONS, LIST_REVISIONS, SELECT_REVISION } from './schedule-revisions.sql';
+import {
+  INSERT_CREATION_REVISION,
+  INSERT_REVISIONS,
+  LIST_REVISIONS,
+  SELECT_REVISION,
+} from './schedule-revisions.sql';
 
 export interface NewRevision {
   tenantId: string;
@@ -36,6 +43,27 @@ export class ScheduleRevisionsRepository {
       note: r.note ?? null,
     }));
     await this.sql.affected(INSERT_REVISIONS, [JSON.stringify(rows)], tx);
+  }
+
+  /**
+   * Writes revision 1 of `schedule` (still at revision 1, locked by the edit about to change it)
+   * from its row into the history; one created before revisions were kept on the row has it
+   * already, and keeps it.
+   */
+  async keepCreation(tx: Tx, schedule: Schedule): Promise<void> {
+    const revision = creationRevisionOf(schedule);
+    await this.sql.affected(
+      INSERT_CREATION_REVISION,
+      [
+        revision.id,
+        schedule.tenantId,
+        revision.scheduleId,
+        revision.changedByApiKeyId,
+        revision.changedAt,
+        JSON.stringify(revision.definition),
+      ],
+      tx,
+    );
   }
 
   async list(

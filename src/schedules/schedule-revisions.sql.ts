@@ -12,6 +12,17 @@ export const INSERT_REVISIONS = `
       tenant_id uuid, schedule_id uuid, revision int, change text, changed_by_key_id text,
       changes jsonb, definition jsonb, note text)`;
 
+/**
+ * Revision 1 of a schedule, written by its first edit from the row (creationRevisionOf) under the
+ * edit's lock. A schedule created before creates left revision 1 on the row already has it in
+ * the history: the unique (schedule_id, revision) key keeps that one.
+ */
+export const INSERT_CREATION_REVISION = `
+  INSERT INTO schedule_revisions (id, tenant_id, schedule_id, revision, change, changed_by_key_id,
+                                  changed_at, definition)
+  VALUES ($1, $2, $3, 1, 'created', $4, $5, $6::jsonb)
+  ON CONFLICT (schedule_id, revision) DO NOTHING`;
+
 const REVISION_COLUMNS = `
   id, schedule_id, revision, change, changed_by_key_id, changed_at, changes, definition, note`;
 

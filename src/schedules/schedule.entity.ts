@@ -170,6 +170,10 @@ export class ScheduleEntity {
   @Column({ name: 'trace_parent', type: 'text', nullable: true })
   traceParent: string | null;
 
+  /** The public id of the API key that created it: revision 1's author (see creationRevisionOf). */
+  @Column({ name: 'created_by_key_id', type: 'text', nullable: true })
+  createdByKeyId: string | null;
+
   @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
   createdAt: Date;
 

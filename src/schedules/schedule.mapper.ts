@@ -83,6 +83,7 @@ export function toSchedule(row: ScheduleEntity): Schedule {
     },
     nextDueAt: row.nextDueAt,
     traceParent: row.traceParent ?? null,
+    createdByApiKeyId: row.createdByKeyId ?? null,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };

@@ -95,6 +95,8 @@ export interface Schedule extends ScheduleDefinition {
   pausedNote: string | null;
   /** The create's span, when it was traced. */
   traceParent: string | null;
+  /** The API key that created it (its public id): revision 1's author. */
+  createdByApiKeyId: string | null;
   createdAt: Date;
   updatedAt: Date;
 }

@@ -53,6 +53,8 @@ export interface NewSchedule {
   definition: ScheduleDefinition;
   nextDueAt: Date | null;
   traceParent?: string | null;
+  /** The API key that creates it (revision 1's author); null when dueline does. */
+  createdByApiKeyId: string | null;
 }
 
 export interface ScheduleAdvance {
@@ -123,6 +125,7 @@ export class SchedulesRepository {
       id: s.id,
       next_due_at: s.nextDueAt?.toISOString() ?? null,
       trace_parent: s.traceParent ?? null,
+      created_by_key_id: s.createdByApiKeyId,
     }));
     const raw = await this.sql.rows(INSERT_SCHEDULES, [tenantId, JSON.stringify(rows)], tx);
     return raw.map((row) => toSchedule(fromRaw(columns, row)));

@@ -36,6 +36,7 @@ import { SCHEDULE_LIMITS } from './schedule-limits';
 import {
   changeKind,
   changesBetween,
+  creationRevisionOf,
   snapshotOf,
   SYSTEM_ACTOR,
   type Actor,
@@ -253,18 +254,27 @@ export class SchedulesService {
     id: string,
     page: { limit?: number; afterId?: string },
   ): Promise<RevisionPage> {
-    await this.get(tenantId, id);
+    // The schedule before its history: an edit that commits in between writes revision 1 into
+    // the history with its own, so a schedule read at revision 1 whose history holds no revision
+    // 1 was still that revision when the history was read (see creationRevisionOf).
+    const schedule = await this.get(tenantId, id);
     const limit = pageSize(page.limit);
     const rows = await this.revisionLog.list(tenantId, id, limit + 1, page.afterId ?? null);
+    if (schedule.revision === 1 && !page.afterId && !rows.some((r) => r.revision === 1)) {
+      rows.push(creationRevisionOf(schedule));
+    }
     const items = rows.slice(0, limit);
     return { items, nextAfterId: rows.length > limit ? items[items.length - 1].id : null };
   }
 
   /** One revision: the definition a run of that revision ran under. */
   async revision(tenantId: string, id: string, revision: number): Promise<ScheduleRevision> {
+    // Revision 1: the schedule first, as in revisions().
+    const schedule = revision === 1 ? await this.schedules.findById(tenantId, id) : null;
     const found = await this.revisionLog.find(tenantId, id, revision);
-    if (!found) throw new NotFoundError('schedule revision', `${id}@${revision}`);
-    return found;
+    if (found) return found;
+    if (schedule?.revision === 1) return creationRevisionOf(schedule);
+    throw new NotFoundError('schedule revision', `${id}@${revision}`);
   }
 
   /**
@@ -537,6 +547,8 @@ export class SchedulesService {
       const before = snapshotOf(current, current.status);
       const after = snapshotOf(next.definition, next.status);
       const changes = changesBetween(before, after);
+      // The first edit: revision 1 leaves the row for the history, as the row still has it.
+      if (current.revision === 1) await this.revisionLog.keepCreation(tx, current);
       await this.revisionLog.insert(tx, [
         {
           tenantId,

@@ -33,11 +33,13 @@ const NEW_SCHEDULE_COLUMNS = `
   end_at, payload, missed_run_policy, max_catch_up, overlap_policy, retry_max_attempts,
   retry_initial_delay_ms, retry_max_delay_ms, retry_deadline_seconds, priority,
   start_deadline_seconds, flexible_window_seconds, every_seconds, anchor_at, labels,
-  excluded_dates, calendar_id, max_runs, pause_after_failures, late_after_seconds, next_due_at, trace_parent`;
+  excluded_dates, calendar_id, max_runs, pause_after_failures, late_after_seconds, next_due_at, trace_parent,
+  created_by_key_id`;
 
 /**
  * Inserts new schedules of tenant $1 from a JSON array of rows ($2) in one statement. Every new
- * schedule starts active at revision 1 (the revision its due-index entry names).
+ * schedule starts active at revision 1 (the revision its due-index entry names); the row is that
+ * revision's record until the first edit (creationRevisionOf).
  */
 export const INSERT_SCHEDULES = `
   INSERT INTO schedules (tenant_id, revision, status, ${NEW_SCHEDULE_COLUMNS})

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { CreationRevisionOnSchedule1796660000000 } from '../../migrations/1796660000000-CreationRevisionOnSchedule';
 import { apiKeyParts } from '../support/api-keys';
 import { tenantWithTarget } from '../support/scheduling';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -137,15 +138,184 @@ describe('schedule revisions are history', () => {
       ],
     });
     expect(res.body.items.map((i: { status: number }) => i.status)).toEqual([201, 404]);
+    const created = res.body.items[0].schedule;
+    const history = await auth(t.http.get(`/schedules/${created.id}/revisions`));
+    expect(history.body.items).toEqual([
+      expect.objectContaining({
+        revision: 1,
+        change: 'created',
+        changedByApiKeyId: keyIdOf(make.tenant.apiKey),
+        changedAt: created.createdAt,
+        definition: expect.objectContaining({ name: 'a', cron: '0 9 * * *', status: 'active' }),
+      }),
+    ]);
+    // The refused item wrote nothing: no schedule, so no revision either.
+    const [{ schedules }] = await db.query(
+      `SELECT count(*)::int AS schedules FROM schedules WHERE tenant_id = $1 AND name = 'b'`,
+      [make.tenant.id],
+    );
+    expect(schedules).toBe(0);
+  });
+
+  it('revision 1 reads the same from the schedule row before the first edit as from the history after it', async () => {
+    const body = {
+      name: 'every field',
+      targetId: make.targetId,
+      cron: '30 2 * * 1-5',
+      timezone: 'Europe/Berlin',
+      dstPolicy: { nonexistent: 'shift_forward', repeated: 'both' },
+      payload: { nested: { b: 2, a: [1, 'x'] }, z: null },
+      labels: { team: 'billing', tier: 'gold' },
+      startAt: '2030-01-01T00:00:00.000Z',
+      endAt: '2031-01-01T00:00:00.000Z',
+      missedRunPolicy: 'all',
+      overlapPolicy: 'skip',
+      retryPolicy: { maxAttempts: 4, initialDelayMs: 2000, maxDelayMs: 30000 },
+      priority: 'high',
+      startDeadlineSeconds: 120,
+      excludeDates: ['2030-12-25'],
+      maxRuns: 10,
+      pauseAfterConsecutiveFailures: 3,
+      lateAfterSeconds: 45,
+    };
+    const created = await auth(t.http.post('/schedules'))
+      .set('Idempotency-Key', randomUUID())
+      .send(body);
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    // Nothing in the history yet: revision 1 is the row.
+    const [{ stored }] = await db.query(
+      `SELECT count(*)::int AS stored FROM schedule_revisions WHERE schedule_id = $1`,
+      [id],
+    );
+    expect(stored).toBe(0);
+    const fromRow = await auth(t.http.get(`/schedules/${id}/revisions/1`));
+    expect(fromRow.status).toBe(200);
+    expect(fromRow.body).toMatchObject({
+      revision: 1,
+      change: 'created',
+      changedByApiKeyId: keyIdOf(make.tenant.apiKey),
+      changedAt: created.body.createdAt,
+      changes: [],
+      note: null,
+    });
+    // The definition as the create gave it, field by field, and active.
+    const { name, targetId, cron, timezone, dstPolicy, payload, labels, startAt, endAt } = body;
+    expect(fromRow.body.definition).toMatchObject({
+      name,
+      targetId,
+      cron,
+      timezone,
+      dstPolicy,
+      payload,
+      labels,
+      startAt,
+      endAt,
+      missedRunPolicy: 'all',
+      overlapPolicy: 'skip',
+      retryPolicy: { maxAttempts: 4, initialDelayMs: 2000, maxDelayMs: 30000 },
+      priority: 'high',
+      startDeadlineSeconds: 120,
+      excludeDates: ['2030-12-25'],
+      calendarId: null,
+      maxRuns: 10,
+      pauseAfterConsecutiveFailures: 3,
+      lateAfterSeconds: 45,
+      runAt: null,
+      everySeconds: null,
+      anchorAt: null,
+      status: 'active',
+    });
+    const listed = await auth(t.http.get(`/schedules/${id}/revisions`));
+    expect(listed.body.items).toEqual([fromRow.body]);
+
+    // The first edit writes revision 1 into the history from the row, then its own.
+    expect((await patch(id, 1, { payload: { v: 2 }, labels: {} })).status).toBe(200);
     const rows = await db.query(
-      `SELECT r.change, r.changed_by_key_id FROM schedule_revisions r WHERE r.schedule_id = $1`,
-      [res.body.items[0].schedule.id],
+      `SELECT revision, id FROM schedule_revisions WHERE schedule_id = $1 ORDER BY revision`,
+      [id],
     );
-    expect(rows).toEqual([{ change: 'created', changed_by_key_id: keyIdOf(make.tenant.apiKey) }]);
-    const [{ orphans }] = await db.query(
-      `SELECT count(*)::int AS orphans FROM schedules s
-        WHERE NOT EXISTS (SELECT 1 FROM schedule_revisions r WHERE r.schedule_id = s.id AND r.revision = s.revision)`,
+    expect(rows.map((r: { revision: number }) => r.revision)).toEqual([1, 2]);
+    // Under the id it was read under (a page's cursor names it), the schedule's.
+    expect(rows[0].id).toBe(id);
+    const fromHistory = await auth(t.http.get(`/schedules/${id}/revisions/1`));
+    expect(fromHistory.body).toEqual(fromRow.body);
+    const after = await auth(t.http.get(`/schedules/${id}/revisions`));
+    expect(after.body.items.map((r: { revision: number }) => r.revision)).toEqual([2, 1]);
+    expect(after.body.items[1]).toEqual(fromRow.body);
+    expect(after.body.items[0].changes).toEqual([
+      { field: 'payload', from: body.payload, to: { v: 2 } },
+      { field: 'labels', from: body.labels, to: {} },
+    ]);
+  });
+
+  it('a schedule whose revision 1 is in the history already keeps that one through its first edit', async () => {
+    // As every schedule created before revision 1 was kept on the row has it.
+    const created = await make.createSchedule({ cron: '0 9 * * *', timezone: 'UTC' });
+    const recordedAt = new Date('2026-01-02T03:04:05.000Z');
+    await db.query(
+      `INSERT INTO schedule_revisions (tenant_id, schedule_id, revision, change, changed_at, definition)
+       VALUES ($1, $2, 1, 'recorded', $3, '{"name": "as recorded"}')`,
+      [make.tenant.id, created.id, recordedAt],
     );
-    expect(orphans).toBe(0);
+    const before = await auth(t.http.get(`/schedules/${created.id}/revisions`));
+    expect(before.body.items).toEqual([
+      expect.objectContaining({
+        revision: 1,
+        change: 'recorded',
+        definition: { name: 'as recorded' },
+      }),
+    ]);
+    expect((await patch(created.id, 1, { name: 'renamed' })).status).toBe(200);
+    const after = await auth(t.http.get(`/schedules/${created.id}/revisions`));
+    expect(
+      after.body.items.map((r: { revision: number; change: string }) => [r.revision, r.change]),
+    ).toEqual([
+      [2, 'edited'],
+      [1, 'recorded'],
+    ]);
+    expect(after.body.items[1]).toEqual(before.body.items[0]);
+    expect(after.body.items[1].changedAt).toBe(recordedAt.toISOString());
+  });
+
+  it("reverting the migration writes each unedited schedule's revision 1 as the API served it", async () => {
+    const created = await auth(t.http.post('/schedules'))
+      .set('Idempotency-Key', randomUUID())
+      .send({
+        name: 'kept on the row',
+        targetId: make.targetId,
+        every: '90s',
+        anchorAt: '2030-01-01T00:00:00.000Z',
+        timezone: 'Asia/Kolkata',
+        payload: { k: [1, 2] },
+        labels: { a: 'b' },
+      });
+    expect(created.status).toBe(201);
+    const served = await auth(t.http.get(`/schedules/${created.body.id}/revisions/1`));
+    const runner = db.createQueryRunner();
+    await runner.startTransaction();
+    try {
+      await new CreationRevisionOnSchedule1796660000000().down(runner);
+      const [row] = await runner.query(
+        `SELECT change, changed_by_key_id, changed_at, definition FROM schedule_revisions
+          WHERE schedule_id = $1 AND revision = 1`,
+        [created.body.id],
+      );
+      expect({
+        change: row.change,
+        changedByApiKeyId: row.changed_by_key_id,
+        changedAt: row.changed_at.toISOString(),
+        definition: row.definition,
+      }).toEqual({
+        change: served.body.change,
+        changedByApiKeyId: served.body.changedByApiKeyId,
+        changedAt: served.body.changedAt,
+        definition: served.body.definition,
+      });
+    } finally {
+      // DDL is transactional: the column comes back with the rollback.
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
   });
 });

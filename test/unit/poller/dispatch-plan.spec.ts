@@ -43,6 +43,7 @@ const base: Schedule = {
   nextDueAt: null,
   createdAt: new Date(0),
   traceParent: null,
+  createdByApiKeyId: null,
   updatedAt: new Date(0),
 };
 const idle = { active: false, waiting: 0 };
