@@ -10,27 +10,25 @@ import { ScheduleDto } from './schedule-response.dto';
  * Each item as a create request, or the refusal of its schedule by the very rules of POST
  * /schedules's body.
  */
-export async function toCreateRequests(
+export function toCreateRequests(
   items: readonly BatchItem[],
   actor: Actor,
-): Promise<Array<CreateRequest | DomainError>> {
-  return Promise.all(
-    items.map(async (item) => {
-      try {
-        const dto = await validateJsonObject(CreateScheduleDto, item.schedule);
-        return {
-          idempotencyKey: item.idempotencyKey,
-          // The body as sent is what an Idempotency-Key replay is compared with, as for one create.
-          requestBody: item.schedule,
-          input: toScheduleInput(dto),
-          actor,
-        };
-      } catch (error) {
-        if (error instanceof DomainError) return error;
-        throw error;
-      }
-    }),
-  );
+): Array<CreateRequest | DomainError> {
+  return items.map((item) => {
+    try {
+      const dto = validateJsonObject(CreateScheduleDto, item.schedule);
+      return {
+        idempotencyKey: item.idempotencyKey,
+        // The body as sent is what an Idempotency-Key replay is compared with, as for one create.
+        requestBody: item.schedule,
+        input: toScheduleInput(dto),
+        actor,
+      };
+    } catch (error) {
+      if (error instanceof DomainError) return error;
+      throw error;
+    }
+  });
 }
 
 /** The answer of each item in request order: refusals of the DTO rules, then the service's. */

@@ -124,7 +124,7 @@ export class SchedulesController {
     @Body() body: unknown,
     @CurrentActor() actor: Actor,
   ): Promise<BatchResultDto> {
-    const requests = await toCreateRequests(readBatchEnvelope(body), actor);
+    const requests = toCreateRequests(readBatchEnvelope(body), actor);
     const valid = requests.filter((r): r is CreateRequest => !(r instanceof DomainError));
     const outcomes = await this.schedules.createBatch(tenant, valid);
     return { items: toBatchResult(requests, outcomes) };

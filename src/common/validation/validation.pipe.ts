@@ -4,7 +4,7 @@ import {
   ValidationPipe,
 } from '@nestjs/common';
 import { plainToInstance, type ClassConstructor } from 'class-transformer';
-import { validate, type ValidatorOptions } from 'class-validator';
+import { validateSync, type ValidatorOptions } from 'class-validator';
 import { FieldError, ValidationError } from '../problem/domain-errors';
 
 /** Unknown fields are refused; the failing values are kept out of the problem. */
@@ -33,6 +33,23 @@ export class StrictValidationPipe extends ValidationPipe {
     }
     return super.transform(value, metadata);
   }
+
+  /** See validateSynchronously. */
+  protected override validate(
+    object: object,
+    options?: ValidatorOptions,
+  ): ClassValidatorError[] | Promise<ClassValidatorError[]> {
+    return validateSynchronously(object, options);
+  }
+}
+
+/**
+ * class-validator's synchronous run: the same rules as its promise-based one (no constraint of
+ * ours is asynchronous; a test keeps it so, since validateSync skips those), at about half the
+ * CPU, which a batch of 1,000 creates spent mostly on a promise per rule and object.
+ */
+function validateSynchronously(object: object, options?: ValidatorOptions): ClassValidatorError[] {
+  return validateSync(object, options);
 }
 
 /**
@@ -40,13 +57,13 @@ export class StrictValidationPipe extends ValidationPipe {
  * the body of a create of its own. A JSON object holds no binary value, so NestJS's look for one
  * (a second walk of every nested object) is left out; class-transformer skips `__proto__` keys.
  */
-export async function validateJsonObject<T extends object>(
+export function validateJsonObject<T extends object>(
   metatype: ClassConstructor<T>,
   value: unknown,
-): Promise<T> {
+): T {
   requireJsonObject(value);
   const instance = plainToInstance(metatype, value);
-  const errors = await validate(instance, STRICT);
+  const errors = validateSynchronously(instance, STRICT);
   if (errors.length > 0) throw refusal(errors);
   return instance;
 }
