@@ -13,7 +13,7 @@ describe('request validation runs synchronously', () => {
   it('no constraint of any DTO is asynchronous', () => {
     expect(ApiModule).toBeDefined(); // every controller's DTOs (and their decorators) are loaded
     const storage = getMetadataStorage() as unknown as {
-      constraintMetadatas: Map<Function, Array<{ async: boolean; name: string; instance: object }>>;
+      constraintMetadatas: Map<object, Array<{ async: boolean; name: string; instance: object }>>;
     };
     const constraints = [...storage.constraintMetadatas.values()].flat();
     // The custom ones (a URL a target may call, header names, ...) are among them.
@@ -22,7 +22,8 @@ describe('request validation runs synchronously', () => {
       .filter(
         (c) =>
           c.async ||
-          (c.instance as { validate: Function }).validate.constructor.name === 'AsyncFunction',
+          (c.instance as { validate: (...args: unknown[]) => unknown }).validate.constructor
+            .name === 'AsyncFunction',
       )
       .map((c) => c.name);
     expect(asynchronous).toEqual([]);
