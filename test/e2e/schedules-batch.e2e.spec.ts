@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { SchedulesService, type ScheduleInput } from '../../src/schedules';
+import { TenantsService } from '../../src/tenants';
 import { startTestApp, TestApp } from '../support/test-app';
 
 describe('POST /schedules/batch', () => {
@@ -203,5 +205,53 @@ describe('POST /schedules/batch', () => {
         .send({ ...cron(), payload: { text: 'p'.repeat(300_000) } });
       expect(res.status).toBe(413);
     });
+  });
+
+  it('answers each created schedule exactly as it is stored', async () => {
+    // What a create answers is the row it inserted, every field of it (RETURNING *).
+    const tenantId = (await as(t.http.get('/usage'))).body.tenantId as string;
+    const tenant = await t.app.get(TenantsService).get(tenantId);
+    const schedules = t.app.get(SchedulesService);
+    const inputs: ScheduleInput[] = [
+      { name: 'once', targetId, runAt: new Date(Date.now() + 3_600_000) },
+      {
+        name: 'cron',
+        targetId,
+        cron: '30 2 * * 1-5',
+        timezone: 'Europe/Berlin',
+        dstPolicy: { nonexistent: 'shift_forward', repeated: 'both' },
+        payload: { z: 1, a: { y: [1, 'two', null], b: true } },
+        labels: { team: 'billing' },
+        startAt: new Date('2030-01-01T00:00:00.123Z'),
+        endAt: new Date('2031-01-01T00:00:00.000Z'),
+        missedRunPolicy: 'all',
+        maxCatchUp: 3,
+        overlapPolicy: 'skip',
+        retryPolicy: { maxAttempts: 5, initialDelayMs: 250, maxDelayMs: 9000 },
+        priority: 'high',
+        startDeadlineSeconds: 30,
+        flexibleWindowSeconds: 20,
+        excludeDates: ['2030-12-25'],
+        maxRuns: 7,
+        pauseAfterConsecutiveFailures: 2,
+        lateAfterSeconds: 15,
+      },
+      { name: 'every', targetId, every: 5400, timezone: 'Asia/Kolkata' },
+    ];
+    const outcomes = await schedules.createBatch(
+      tenant,
+      inputs.map((input) => ({
+        idempotencyKey: randomUUID(),
+        requestBody: input,
+        input,
+        actor: { apiKeyId: 'key-of-the-test' },
+      })),
+    );
+    expect(outcomes.map((o) => o.error)).toEqual([undefined, undefined, undefined]);
+    for (const outcome of outcomes) {
+      const stored = await schedules.get(tenantId, outcome.schedule!.id);
+      expect(outcome.schedule).toEqual(stored);
+      expect(stored.createdByApiKeyId).toBe('key-of-the-test');
+    }
   });
 });
