@@ -5,7 +5,7 @@ export { Clock } from './clock/clock';
 export { SingleFlight } from './concurrency/single-flight';
 export { BATCH_BODY_LIMIT, BATCH_PATH, BODY_LIMIT } from './http/body-limits';
 export { requestDeadline } from './http/request-deadline';
-export { isUuid, UUID_PATTERN } from './ids/uuid';
+export { isUuid, timeOrderedUuid, UUID_PATTERN } from './ids/uuid';
 export { PeriodicDuty } from './loop/periodic-duty';
 export { PeriodicLoop } from './loop/periodic-loop';
 export { ApiProblems, FieldErrorDto, ProblemDto, RESPONSE_HEADERS } from './openapi/problem.dto';

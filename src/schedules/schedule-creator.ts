@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { CalendarsService } from '../calendars';
 import {
@@ -9,6 +8,7 @@ import {
   IdempotencyKeyReusedError,
   NotFoundError,
   QuotaExceededError,
+  timeOrderedUuid,
   ValidationError,
 } from '../common';
 import { Transactions, type Tx } from '../database';
@@ -166,7 +166,7 @@ export class ScheduleCreator {
           actor: request.actor,
           key: request.idempotencyKey,
           requestSha256: canonicalSha256(request.requestBody),
-          id: randomUUID(),
+          id: timeOrderedUuid(),
           definition,
           nextDueAt: nextDueAfter(definition, now, this.firingChecks),
           load: loads.of(loadSourceOf(definition)),

@@ -248,6 +248,8 @@ describe('POST /schedules/batch', () => {
       })),
     );
     expect(outcomes.map((o) => o.error)).toEqual([undefined, undefined, undefined]);
+    // Time-ordered ids (version 7): a batch's rows land together in the id index.
+    for (const outcome of outcomes) expect(outcome.schedule!.id[14]).toBe('7');
     for (const outcome of outcomes) {
       const stored = await schedules.get(tenantId, outcome.schedule!.id);
       expect(outcome.schedule).toEqual(stored);
