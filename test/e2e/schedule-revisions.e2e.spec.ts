@@ -200,27 +200,9 @@ describe('schedule revisions are history', () => {
       note: null,
     });
     // The definition as the create gave it, field by field, and active.
-    const { name, targetId, cron, timezone, dstPolicy, payload, labels, startAt, endAt } = body;
     expect(fromRow.body.definition).toMatchObject({
-      name,
-      targetId,
-      cron,
-      timezone,
-      dstPolicy,
-      payload,
-      labels,
-      startAt,
-      endAt,
-      missedRunPolicy: 'all',
-      overlapPolicy: 'skip',
-      retryPolicy: { maxAttempts: 4, initialDelayMs: 2000, maxDelayMs: 30000 },
-      priority: 'high',
-      startDeadlineSeconds: 120,
-      excludeDates: ['2030-12-25'],
+      ...body,
       calendarId: null,
-      maxRuns: 10,
-      pauseAfterConsecutiveFailures: 3,
-      lateAfterSeconds: 45,
       runAt: null,
       everySeconds: null,
       anchorAt: null,
