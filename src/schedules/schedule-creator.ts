@@ -279,8 +279,9 @@ export class ScheduleCreator {
   }
 
   /**
-   * Takes back schedules this transaction inserted and then refused, with their due entries, their load (none was added for an overloaded one: releasing
-   * nothing is harmless) and their Idempotency-Key claims.
+   * Takes back schedules this transaction inserted and then refused, with their due entries,
+   * their load (none was added for an overloaded one: releasing nothing is harmless) and their
+   * Idempotency-Key claims.
    */
   private async takeBack(tx: Tx, tenantId: string, refused: readonly Prepared[]): Promise<void> {
     if (refused.length === 0) return;
