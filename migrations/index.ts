@@ -30,6 +30,7 @@ import { StatsProofRunIndexes1796630000000 } from './1796630000000-StatsProofRun
 import { OneTenantRunIndex1796640000000 } from './1796640000000-OneTenantRunIndex';
 import { DueIndexByInstant1796650000000 } from './1796650000000-DueIndexByInstant';
 import { CreationRevisionOnSchedule1796660000000 } from './1796660000000-CreationRevisionOnSchedule';
+import { DueIndexKeyedBySchedule1796670000000 } from './1796670000000-DueIndexKeyedBySchedule';
 
 /** Every migration, oldest first. Each is reviewed SQL; TypeORM only runs them in order. */
 export const MIGRATIONS = [
@@ -64,6 +65,7 @@ export const MIGRATIONS = [
   OneTenantRunIndex1796640000000,
   DueIndexByInstant1796650000000,
   CreationRevisionOnSchedule1796660000000,
+  DueIndexKeyedBySchedule1796670000000,
 ];
 
 /** MIGRATIONS with the keyring that the data migrations seal secrets under. */

@@ -3,9 +3,10 @@ import { SHARD_COUNT } from '../../src/due-index';
 import {
   CLAIM_DUE_ENTRIES,
   CLAIM_FRESHEST_DUE,
+  DELETE_DUE_ENTRIES,
   NEXT_DUE_IN_SHARDS,
 } from '../../src/due-index/due-index.sql';
-import { type PlanNode, rowsRead } from '../support/plan-rows';
+import { type PlanNode, planNodes, rowsRead } from '../support/plan-rows';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
 /** Rows that scans of the due index produced or filtered out, over the whole plan. */
@@ -206,4 +207,33 @@ describe('due index plans: a backlog batch beside a flood', () => {
       }
     });
   }
+
+  it('finds an entry by its schedule (the key leads with it), with two indexes to write', async () => {
+    // Each entry written updates every index of the table: the key and the instant order.
+    const { rows: indexes } = await generic.query<{ name: string; definition: string }>(
+      `SELECT indexname AS name, indexdef AS definition FROM pg_indexes
+        WHERE tablename = 'due_index' ORDER BY indexname`,
+    );
+    expect(indexes.map((i) => i.name)).toEqual(['due_index_by_instant_idx', 'due_index_pkey']);
+    expect(indexes[1].definition).toContain('(schedule_id, shard, due_at)');
+    const { rows: taken } = await generic.query<{ shard: number; due_at: string; id: string }>(
+      `SELECT shard, due_at::text AS due_at, schedule_id AS id FROM due_index
+        WHERE due_at = $1 LIMIT ${BATCH}`,
+      [floodAt],
+    );
+    await generic.query(`PREPARE delete_due(smallint[], text[], uuid[]) AS ${DELETE_DUE_ENTRIES}`);
+    await generic.query('BEGIN');
+    try {
+      const values = (list: unknown[]) => `'{${list.join(',')}}'`;
+      const plan = await explainExecute(
+        generic,
+        `delete_due(${values(taken.map((t) => t.shard))}, ${values(taken.map((t) => `"${t.due_at}"`))}, ${values(taken.map((t) => t.id))})`,
+      );
+      // One probe of the key per entry deleted: the rest of the flood is not read.
+      expect(dueRowsRead(plan)).toBe(BATCH);
+      expect(planNodes(plan).some((node) => node['Index Name'] === 'due_index_pkey')).toBe(true);
+    } finally {
+      await generic.query('ROLLBACK');
+    }
+  });
 });

@@ -4,6 +4,7 @@ export interface PlanNode {
   'Join Type'?: string;
   'Subplan Name'?: string;
   'Relation Name'?: string;
+  'Index Name'?: string;
   'Actual Rows'?: number;
   'Actual Loops'?: number;
   'Rows Removed by Filter'?: number;
