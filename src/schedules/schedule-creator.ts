@@ -47,7 +47,8 @@ interface Gathered {
 
 interface Prepared {
   index: number;
-  actor: Actor;
+  /** Who creates it (revision 1's author, kept on the row). */
+  createdByApiKeyId: string | null;
   key: string;
   requestSha256: Buffer;
   id: string;
@@ -163,7 +164,7 @@ export class ScheduleCreator {
         const definition = buildDefinition(request.input, now, this.firingChecks);
         prepared.push({
           index,
-          actor: request.actor,
+          createdByApiKeyId: request.actor.apiKeyId,
           key: request.idempotencyKey,
           requestSha256: canonicalSha256(request.requestBody),
           id: timeOrderedUuid(),
@@ -259,11 +260,7 @@ export class ScheduleCreator {
     tenantId: string,
     schedules: readonly Prepared[],
   ): Promise<Map<string, Schedule>> {
-    const inserted = await this.schedules.insertMany(
-      tx,
-      tenantId,
-      schedules.map((p) => ({ ...p, createdByApiKeyId: p.actor.apiKeyId })),
-    );
+    const inserted = await this.schedules.insertMany(tx, tenantId, schedules);
     await this.dueIndex.add(
       tx,
       schedules
