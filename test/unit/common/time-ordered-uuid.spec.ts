@@ -26,4 +26,19 @@ describe('timeOrderedUuid: ids that sort by the time they were made', () => {
     const at = Date.now();
     expect(new Set(Array.from({ length: 10_000 }, () => timeOrderedUuid(at))).size).toBe(10_000);
   });
+
+  it('stays a valid, distinct id across many refills of its random pool, every variant digit seen', () => {
+    const at = Date.now();
+    const ids = Array.from({ length: 5_000 }, () => timeOrderedUuid(at));
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of ids) {
+      expect(isUuid(id)).toBe(true);
+      expect(id[14]).toBe('7');
+    }
+    expect(new Set(ids.map((id) => id[19]))).toEqual(new Set(['8', '9', 'a', 'b']));
+    // The random part is not one pool slice repeated: each position takes many values.
+    for (const position of [15, 20, 30, 35]) {
+      expect(new Set(ids.map((id) => id[position])).size).toBe(16);
+    }
+  });
 });
