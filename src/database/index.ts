@@ -17,6 +17,7 @@ export {
 } from './database-address';
 export { runMigrations, type ForeignSchema, type MigrationResult } from './migrate';
 export { PrimaryClient, primaryPoolOptions, primarySocket } from './primary-client';
+export { PreparingPrimaryClient } from './preparing-client';
 export { NoWritableHostError, PrimaryLocator, ReadOnlyServerError } from './primary-locator';
 export { databaseRoundTrips } from './round-trips';
 export { instantBounds, UNBOUNDED, type InstantBounds } from './partition-bounds';

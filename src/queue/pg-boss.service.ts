@@ -3,7 +3,13 @@ import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from 
 import { PgBoss } from 'pg-boss';
 import { APP_CONFIG, type AppConfig } from '../config';
 import { errorSummary } from '../common';
-import { PrimaryLocator, primaryPoolOptions, primarySocket, urlFor } from '../database';
+import {
+  PreparingPrimaryClient,
+  PrimaryLocator,
+  primaryPoolOptions,
+  primarySocket,
+  urlFor,
+} from '../database';
 import { PGBOSS_SCHEMA, RUN_QUEUES } from './queue.constants';
 
 /**
@@ -21,9 +27,12 @@ export class PgBossService implements OnModuleInit, OnApplicationShutdown {
     @Inject(PrimaryLocator) locator: PrimaryLocator,
   ) {
     // The credentials and parameters of the URL; the server is the locator's primary: its
-    // pool's connections are PrimaryClients and its LISTEN client dials a primarySocket.
+    // pool's connections are PrimaryClients and its LISTEN client dials a primarySocket. Its
+    // statements run prepared (PreparingPrimaryClient): the fetch, deletion and completion of
+    // jobs are run for every batch of runs, and planning each cost more than running it.
     const toPrimary = {
       ...primaryPoolOptions(locator, config.database.connectTimeoutMs),
+      Client: PreparingPrimaryClient,
       stream: primarySocket(locator),
     };
     this.boss = new PgBoss({

@@ -59,12 +59,14 @@ export class RunJobsRepository {
     );
   }
 
-  /** A pg-boss `db` that runs its statements inside the given transaction. */
+  /**
+   * A pg-boss `db` that runs its statements inside the given transaction, prepared like ours
+   * (its job insert is one text per queue: parsed and planned once per connection).
+   */
   private db(tx: Tx): Db {
-    const manager = this.sql.manager(tx);
     return {
       executeSql: async (text: string, values?: unknown[]) => ({
-        rows: await manager.query(text, values as unknown[]),
+        rows: await this.sql.rows(text, values ?? [], tx),
       }),
     };
   }
