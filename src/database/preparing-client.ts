@@ -2,7 +2,8 @@ import { preparedName } from './prepared-statements';
 import { PrimaryClient } from './primary-client';
 
 type Query = (this: PrimaryClient, ...args: unknown[]) => unknown;
-const clientQuery = PrimaryClient.prototype.query as unknown as Query;
+// PrimaryClient's query: a named statement whose result type changed is run unnamed after.
+const primaryQuery = PrimaryClient.prototype.query as unknown as Query;
 
 /**
  * A PrimaryClient for pools whose callers send plain text with parameters (pg-boss's own pool):
@@ -21,8 +22,8 @@ export class PreparingPrimaryClient extends PrimaryClient {
     const [text, values, ...rest] = args as unknown[];
     if (typeof text === 'string' && Array.isArray(values)) {
       const name = preparedName(text);
-      if (name !== null) return clientQuery.call(this, { name, text, values }, ...rest);
+      if (name !== null) return primaryQuery.call(this, { name, text, values }, ...rest);
     }
-    return clientQuery.apply(this, args);
+    return primaryQuery.apply(this, args);
   }
 }

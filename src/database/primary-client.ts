@@ -1,5 +1,5 @@
 import { Socket } from 'node:net';
-import { Client, type ClientConfig } from 'pg';
+import { Client, type ClientConfig, type QueryResult } from 'pg';
 import { urlFor, type DatabaseAddress, type HostPort } from './database-address';
 import {
   PrimaryLocator,
@@ -9,6 +9,25 @@ import {
 } from './primary-locator';
 import { PREPARE_WRITE_SESSION, SESSION_IS_WRITABLE } from './primary.sql';
 import { countRoundTrip } from './round-trips';
+
+type Query = (this: Client, ...args: unknown[]) => unknown;
+const clientQuery = Client.prototype.query as unknown as Query;
+
+function isNamedStatement(config: unknown): config is { name: string; text: string } {
+  if (typeof config !== 'object' || config === null) return false;
+  const { name, text } = config as { name?: unknown; text?: unknown };
+  return typeof name === 'string' && name !== '' && typeof text === 'string';
+}
+
+/** Postgres's refusal to run a prepared statement whose result row type has changed. */
+function isResultTypeChange(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return (
+    code === '0A000' &&
+    typeof message === 'string' &&
+    message.includes('cached plan must not change result type')
+  );
+}
 
 /** The pg options every dueline connection is made with: the locator travels with them. */
 export interface PrimaryClientConfig extends ClientConfig {
@@ -23,6 +42,11 @@ export interface PrimaryClientConfig extends ClientConfig {
  */
 export class PrimaryClient extends Client {
   private readonly locator: PrimaryLocator;
+  /**
+   * Texts whose named statement this connection may no longer run (see query): unnamed here
+   * from then on, parsed and planned at every call like any unnamed statement.
+   */
+  private readonly unprepared = new Set<string>();
 
   constructor(config: PrimaryClientConfig) {
     // `stream` is for clients that cannot be a PrimaryClient (see primarySocket).
@@ -36,6 +60,41 @@ export class PrimaryClient extends Client {
     // ends the process. The loss is reported where it matters anyway: the next query on this
     // client fails (and with it the transaction), and the pool discards the client at release.
     this.on('error', () => undefined);
+  }
+
+  /**
+   * A named statement whose result columns changed under it (a migration added a column that
+   * its `*` covers, applied by a newer replica while this one runs) fails on this connection
+   * with 0A000 "cached plan must not change result type", and would at every later call: the
+   * server keeps the statement as it was prepared, and TypeORM keeps its connections (pg-pool's
+   * own `pool.query` discards a connection whose statement failed; a checked-out one is kept).
+   * That one call fails (its transaction is rolled back and retried by its caller as after any
+   * failure); the text then runs unnamed on this connection. Other connections find out the
+   * same way, once each.
+   */
+  // pg's query() has a dozen overloads; this one only looks at a named config object.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  override query(...args: any[]): any {
+    const [config] = args as unknown[];
+    if (!isNamedStatement(config)) return clientQuery.apply(this, args);
+    if (this.unprepared.has(config.text)) {
+      return clientQuery.call(this, { ...config, name: undefined }, ...args.slice(1));
+    }
+    const forgetOnResultTypeChange = (error: unknown) => {
+      if (isResultTypeChange(error)) this.unprepared.add(config.text);
+    };
+    const last = args.length - 1;
+    if (typeof args[last] === 'function') {
+      const callback = args[last] as (error: unknown, result: unknown) => void;
+      return clientQuery.call(this, ...args.slice(0, last), (error: unknown, result: unknown) => {
+        if (error) forgetOnResultTypeChange(error);
+        callback(error, result);
+      });
+    }
+    return (clientQuery.apply(this, args) as Promise<unknown>).catch((error: unknown) => {
+      forgetOnResultTypeChange(error);
+      throw error;
+    });
   }
 
   override connect(): Promise<Client>;
@@ -67,7 +126,10 @@ export class PrimaryClient extends Client {
     this.once('end', untrack);
     let writable: boolean;
     try {
-      writable = (await this.query<{ writable: boolean }>(PREPARE_WRITE_SESSION)).rows[0].writable;
+      const session = (await this.query(PREPARE_WRITE_SESSION)) as QueryResult<{
+        writable: boolean;
+      }>;
+      writable = session.rows[0].writable;
     } catch (error) {
       this.locator.forget(host);
       await this.end().catch(() => undefined);

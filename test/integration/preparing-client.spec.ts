@@ -1,5 +1,5 @@
-import { Pool } from 'pg';
-import { PreparingPrimaryClient, primaryLocatorFor } from '../../src/database';
+import { Client, Pool } from 'pg';
+import { PreparingPrimaryClient, PrimaryClient, primaryLocatorFor } from '../../src/database';
 import { PgBossService } from '../../src/queue';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { startTestApp, type TestApp } from '../support/test-app';
@@ -60,6 +60,58 @@ describe('PreparingPrimaryClient', () => {
       expect(texts).not.toContain('SELECT 7 AS a; SELECT 8 AS b');
     } finally {
       client.release();
+    }
+  });
+
+  it("recovers through the pool after a migration changed a statement's result type, the one call failing", async () => {
+    const admin = new Client({ connectionString: database.url });
+    await admin.connect();
+    try {
+      await admin.query('CREATE TABLE widened (id int PRIMARY KEY)');
+      await admin.query('INSERT INTO widened VALUES (1)');
+      const text = 'SELECT * FROM widened WHERE id = $1';
+      expect((await pool.query(text, [1])).rows).toEqual([{ id: 1 }]);
+      // A newer replica's migration adds a column that the prepared `*` covers.
+      await admin.query('ALTER TABLE widened ADD COLUMN note text');
+      await expect(pool.query(text, [1])).rejects.toMatchObject({ code: '0A000' });
+      expect((await pool.query(text, [1])).rows).toEqual([{ id: 1, note: null }]);
+      expect((await pool.query(text, [1])).rows).toEqual([{ id: 1, note: null }]);
+    } finally {
+      await admin.end();
+    }
+  });
+
+  // A connection that is kept after the failure (TypeORM's, checked out) must stop using the
+  // statement: the server keeps it as prepared and would refuse it at every call.
+  it("runs the engine's named statement unnamed on a kept connection after its result type changed", async () => {
+    const admin = new Client({ connectionString: database.url });
+    await admin.connect();
+    const client = new PrimaryClient({
+      connectionString: database.url,
+      primaryLocator: primaryLocatorFor(database.url, {
+        connectTimeoutMs: 2000,
+        primaryCheckIntervalMs: 60_000,
+      }),
+    });
+    await client.connect();
+    const named = { name: 'widened_probe', text: 'SELECT * FROM widened_too', values: [] };
+    const viaCallback = () =>
+      new Promise<unknown[]>((resolve, reject) =>
+        client.query(named, (error: Error | null, result: { rows: unknown[] }) =>
+          error ? reject(error) : resolve(result.rows),
+        ),
+      );
+    try {
+      await admin.query('CREATE TABLE widened_too (id int)');
+      await admin.query('INSERT INTO widened_too VALUES (7)');
+      expect((await client.query(named)).rows).toEqual([{ id: 7 }]);
+      await admin.query('ALTER TABLE widened_too ADD COLUMN note text');
+      await expect(viaCallback()).rejects.toMatchObject({ code: '0A000' });
+      expect(await viaCallback()).toEqual([{ id: 7, note: null }]);
+      expect((await client.query(named)).rows).toEqual([{ id: 7, note: null }]);
+    } finally {
+      await client.end();
+      await admin.end();
     }
   });
 
