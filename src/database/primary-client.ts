@@ -13,10 +13,13 @@ import { countRoundTrip } from './round-trips';
 type Query = (this: Client, ...args: unknown[]) => unknown;
 const clientQuery = Client.prototype.query as unknown as Query;
 
+/** A plain config object naming its statement (not a Submittable such as a cursor). */
 function isNamedStatement(config: unknown): config is { name: string; text: string } {
   if (typeof config !== 'object' || config === null) return false;
-  const { name, text } = config as { name?: unknown; text?: unknown };
-  return typeof name === 'string' && name !== '' && typeof text === 'string';
+  const { name, text, submit } = config as { name?: unknown; text?: unknown; submit?: unknown };
+  return (
+    typeof name === 'string' && name !== '' && typeof text === 'string' && submit === undefined
+  );
 }
 
 /** Postgres's refusal to run a prepared statement whose result row type has changed. */
