@@ -1,10 +1,6 @@
 import { preparedName } from './prepared-statements';
 import { PrimaryClient } from './primary-client';
 
-type Query = (this: PrimaryClient, ...args: unknown[]) => unknown;
-// PrimaryClient's query: a named statement whose result type changed is run unnamed after.
-const primaryQuery = PrimaryClient.prototype.query as unknown as Query;
-
 /**
  * A PrimaryClient for pools whose callers send plain text with parameters (pg-boss's own pool):
  * each such statement runs as the named prepared statement prepared-statements.ts gives it, so
@@ -16,14 +12,15 @@ const primaryQuery = PrimaryClient.prototype.query as unknown as Query;
  * (the simple protocol, as pg-boss's migrations are) is left as it is.
  */
 export class PreparingPrimaryClient extends PrimaryClient {
-  // pg's query() has a dozen overloads; this one only rewrites (text, values[, callback]).
+  // pg's query() has a dozen overloads; this one only rewrites (text, values[, callback]) into
+  // a named config object, which PrimaryClient.query then watches for a changed result type.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   override query(...args: any[]): any {
     const [text, values, ...rest] = args as unknown[];
     if (typeof text === 'string' && Array.isArray(values)) {
       const name = preparedName(text);
-      if (name !== null) return primaryQuery.call(this, { name, text, values }, ...rest);
+      if (name !== null) return super.query({ name, text, values }, ...rest);
     }
-    return primaryQuery.apply(this, args);
+    return super.query(...args);
   }
 }

@@ -22,14 +22,13 @@ function isNamedStatement(config: unknown): config is { name: string; text: stri
   );
 }
 
-/** Postgres's refusal to run a prepared statement whose result row type has changed. */
+/**
+ * 0A000 (feature_not_supported) from a named statement: Postgres's "cached plan must not change
+ * result type". The code alone decides, not the message, which a server translates under its
+ * lc_messages; another 0A000 of a named statement only makes it run unnamed, which is harmless.
+ */
 function isResultTypeChange(error: unknown): boolean {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  return (
-    code === '0A000' &&
-    typeof message === 'string' &&
-    message.includes('cached plan must not change result type')
-  );
+  return (error as { code?: unknown } | null)?.code === '0A000';
 }
 
 /** The pg options every dueline connection is made with: the locator travels with them. */
@@ -68,7 +67,7 @@ export class PrimaryClient extends Client {
   /**
    * A named statement whose result columns changed under it (a migration added a column that
    * its `*` covers, applied by a newer replica while this one runs) fails on this connection
-   * with 0A000 "cached plan must not change result type", and would at every later call: the
+   * with 0A000, "cached plan must not change result type", and would at every later call: the
    * server keeps the statement as it was prepared, and TypeORM keeps its connections (pg-pool's
    * own `pool.query` discards a connection whose statement failed; a checked-out one is kept).
    * That one call fails (its transaction is rolled back and retried by its caller as after any
@@ -83,21 +82,22 @@ export class PrimaryClient extends Client {
     if (this.unprepared.has(config.text)) {
       return clientQuery.call(this, { ...config, name: undefined }, ...args.slice(1));
     }
-    const forgetOnResultTypeChange = (error: unknown) => {
-      if (isResultTypeChange(error)) this.unprepared.add(config.text);
-    };
     const last = args.length - 1;
     if (typeof args[last] === 'function') {
       const callback = args[last] as (error: unknown, result: unknown) => void;
       return clientQuery.call(this, ...args.slice(0, last), (error: unknown, result: unknown) => {
-        if (error) forgetOnResultTypeChange(error);
+        if (error) this.noteFailure(config.text, error);
         callback(error, result);
       });
     }
     return (clientQuery.apply(this, args) as Promise<unknown>).catch((error: unknown) => {
-      forgetOnResultTypeChange(error);
+      this.noteFailure(config.text, error);
       throw error;
     });
+  }
+
+  private noteFailure(text: string, error: unknown): void {
+    if (isResultTypeChange(error)) this.unprepared.add(text);
   }
 
   override connect(): Promise<Client>;
