@@ -453,18 +453,18 @@ export const SKIP_PAST_START_DEADLINE = `
  * (see SKIP_PAST_START_DEADLINE). SKIP LOCKED: a run a cancel holds is left for the next round.
  * A tenant whose rate tokens are all that holds it back admits in chunks of $4 ms of its rate
  * (ADMISSION_RATE_CHUNK_MS): while it has fewer whole tokens than such a chunk (and than its
- * free permits, its share and its waiting runs) it admits none and its tokens accumulate, so a
- * throttled flood of a 200/s tenant is admitted 40 runs every 200 ms rather than 10 every 50 ms:
- * the same rate in a quarter of the rounds, each admitter round and each fetch of a worker it
- * wakes carrying four times the runs (measured in the noisy phase of 1,000 tenants beside two
- * floods: Postgres CPU 1.08-1.11 ms a run against 1.47-1.48 ms). A run waits for its tenant's
- * tokens at most that much longer; permits, the fleet's share and `high` runs are never held
- * back, so a tenant bound by its concurrency is admitted as soon as a permit frees. $1 tenant,
- * $2 at most this many, $3 at most this many not `high`, $4 the chunk in ms (0: none). Returns
- * the runs with what became of each (`outcome`: admitted, waits, ended). Each round reads only
- * the runs it decides (the index range in admission order), however long the tenant's waiting
- * list is, and a run leaves the tenant's list when it is read. The UPDATEs join the runs by their whole primary
- * key (id, scheduled_at): each probe is pruned at run time to the run's partition.
+ * free permits, its share and its waiting runs) it admits none and its tokens accumulate: a
+ * round that comes early does not admit the few tokens refilled since the last. The chunk trades cost for smoothness:
+ * 200 ms (40 runs of a 200/s tenant a round) costs about a fifth less Postgres CPU a run than
+ * 50 ms (10), but each chunk reaches the workers as one burst that other tenants' runs queue
+ * behind (bench/RESULTS.md). A run waits for its tenant's tokens at most that much longer;
+ * permits, the fleet's share and `high` runs are never held back, so a tenant bound by its
+ * concurrency is admitted as soon as a permit frees. $1 tenant, $2 at most this many, $3 at most
+ * this many not `high`, $4 the chunk in ms (0: none). Returns the runs with what became of each
+ * (`outcome`: admitted, waits, ended). Each round reads only the runs it decides (the index
+ * range in admission order), however long the tenant's waiting list is, and a run leaves the
+ * tenant's list when it is read. The UPDATEs join the runs by their whole primary key (id,
+ * scheduled_at): each probe is pruned at run time to the run's partition.
  */
 export const ADMIT_WAITING = `
   WITH limits AS (

@@ -402,7 +402,7 @@ export function loadConfig(env: Env): AppConfig {
     admission: {
       intervalMs: int('ADMISSION_INTERVAL_MS', 50, 5, 60_000),
       // At most the token bucket's capacity (one second of the rate), or the chunk never fills.
-      rateChunkMs: int('ADMISSION_RATE_CHUNK_MS', 200, 0, 1000),
+      rateChunkMs: int('ADMISSION_RATE_CHUNK_MS', 50, 0, 1000),
       tenantsPerRound: int('ADMISSION_TENANTS_PER_ROUND', 1000, 1, 100_000),
       batchSize: int('ADMISSION_BATCH_SIZE', 500, 1, 100_000),
       fleetBacklog: int('ADMISSION_FLEET_BACKLOG', 1000, 1, 1_000_000),
