@@ -107,9 +107,10 @@ export async function seedSchedules(
     // in the measured window.
     await client.query('VACUUM (ANALYZE) schedules');
     await client.query('VACUUM (ANALYZE) due_index');
-    // And written back: a million rows' dirty pages (over a gigabyte of WAL) would otherwise be
-    // flushed by the next checkpoint, inside whichever measured window it falls in. A role
-    // without the right to checkpoint (pg_checkpoint) leaves it to the server's own cadence.
+    // And written back: the seed's dirty pages (a million rows write over a gigabyte of WAL)
+    // would otherwise be flushed by the next checkpoint, inside whichever measured window it
+    // falls in; a small seed's checkpoint takes a moment. A role without the right to
+    // checkpoint (pg_checkpoint) leaves it to the server's own cadence.
     await client.query('CHECKPOINT').catch(() => undefined);
   } finally {
     await client.end();

@@ -457,9 +457,9 @@ export const SKIP_PAST_START_DEADLINE = `
  * round that comes early does not admit the few tokens refilled since the last. The chunk
  * trades cost for smoothness: 200 ms (40 runs of a 200/s tenant a round) costs about a fifth
  * less Postgres CPU a run than 50 ms (10), but each chunk reaches the workers as one burst that
- * other tenants' runs queue behind (bench/RESULTS.md). A run waits for its tenant's tokens at most that much longer;
- * permits, the fleet's share and `high` runs are never held back, so a tenant bound by its
- * concurrency is admitted as soon as a permit frees. $1 tenant, $2 at most this many, $3 at most
+ * other tenants' runs queue behind (bench/RESULTS.md). A run waits for its tenant's tokens at
+ * most that much longer; permits, the fleet's share and `high` runs are never held back, so a
+ * tenant bound by its concurrency is admitted as soon as a permit frees. $1 tenant, $2 at most this many, $3 at most
  * this many not `high`, $4 the chunk in ms (0: none). Returns the runs with what became of each
  * (`outcome`: admitted, waits, ended). Each round reads only the runs it decides (the index
  * range in admission order), however long the tenant's waiting list is, and a run leaves the
