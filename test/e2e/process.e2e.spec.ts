@@ -1,7 +1,6 @@
 import { ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { apiKeyParts } from '../support/api-keys';
@@ -20,7 +19,6 @@ const MAIN = join(ROOT, 'dist/src/main.js');
 
 interface Service {
   child: ChildProcessWithoutNullStreams;
-  port: number;
   stdout(): string;
   stderr(): string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -28,18 +26,12 @@ interface Service {
   closed: Promise<void>;
 }
 
-const children: ChildProcessWithoutNullStreams[] = [];
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const probe = createServer();
-    probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolvePort(port));
-    });
-  });
+interface StartedService extends Service {
+  /** The port the service chose (PORT=0) and printed in its first banner line. */
+  port: number;
 }
+
+const children: ChildProcessWithoutNullStreams[] = [];
 
 function childEnv(overrides: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info', ...overrides };
@@ -51,7 +43,7 @@ function childEnv(overrides: Record<string, string>): NodeJS.ProcessEnv {
   return env;
 }
 
-function spawnService(env: Record<string, string>, port = 0): Service {
+function spawnService(env: Record<string, string>): Service {
   const child = spawn(process.execPath, [MAIN], { cwd: ROOT, env: childEnv(env) });
   children.push(child);
   let stdout = '';
@@ -62,30 +54,41 @@ function spawnService(env: Record<string, string>, port = 0): Service {
     child.once('exit', (code, signal) => done({ code, signal })),
   );
   const closed = new Promise<void>((done) => child.once('close', () => done()));
-  return { child, port, stdout: () => stdout, stderr: () => stderr, exited, closed };
+  return { child, stdout: () => stdout, stderr: () => stderr, exited, closed };
 }
 
-async function startService(dataDir: string): Promise<Service> {
-  const port = await freePort();
-  const service = spawnService({ DATA_DIR: dataDir, PORT: String(port) }, port);
+/** The banner's first line names the address the service listens on. */
+const LISTENING_LINE = /^dueline is listening on http:\/\/\S+:(\d+) /m;
+
+/**
+ * PORT=0 lets the service bind a port the kernel chooses, read back from its banner. A port probed
+ * free beforehand can be taken before the service binds it (any outgoing connection of a parallel
+ * test file may be handed it as its local port), and the service then fails with EADDRINUSE.
+ */
+async function startService(dataDir: string): Promise<StartedService> {
+  const service = spawnService({ DATA_DIR: dataDir, PORT: '0' });
   const report = () => `stdout:\n${service.stdout()}\nstderr:\n${service.stderr()}`;
   let exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
   void service.exited.then((status) => (exit = status));
   // First start runs initdb, which takes a few seconds; a crash must not wait out the deadline.
   let status: number | null = null;
   try {
-    await eventually(
+    const port = await eventually(
       async () => {
         if (exit) throw new ExitedEarly(exit);
+        const listening = LISTENING_LINE.exec(service.stdout());
+        expect(listening).not.toBeNull();
+        const port = Number(listening![1]);
         status = await fetch(`http://127.0.0.1:${port}/health/ready`).then(
           (res) => res.status,
           () => null,
         );
         expect(status).toBe(200);
+        return port;
       },
       { timeoutMs: 60_000, intervalMs: 100, until: (error) => error instanceof ExitedEarly },
     );
-    return service;
+    return { ...service, port };
   } catch (error) {
     if (error instanceof ExitedEarly) {
       throw new Error(`dueline exited before it was ready: ${JSON.stringify(exit)}\n${report()}`, {
@@ -162,7 +165,7 @@ describe('node dist/src/main.js, as a newcomer runs it', () => {
   const marker = `marker-${randomBytes(6).toString('hex')}`;
   const requestId = `req-${randomBytes(6).toString('hex')}`;
   let dataDir: string;
-  let first: Service;
+  let first: StartedService;
   let adminToken: string;
   let tenant: { id: string; apiKey: string };
 

@@ -1,7 +1,6 @@
 import { ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { AddressInfo, createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { eventually } from '../support/eventually';
@@ -33,19 +32,14 @@ interface Service {
 
 const started: ChildProcessWithoutNullStreams[] = [];
 
-function freePort(): Promise<number> {
-  return new Promise((done, reject) => {
-    const probe = createServer();
-    probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => done(port));
-    });
-  });
-}
+/** The banner's first line names the port the service chose (PORT=0). */
+const LISTENING_LINE = /^dueline is listening on http:\/\/\S+:(\d+) /m;
 
+/**
+ * PORT=0: a port probed free beforehand can be handed to another test file's outgoing
+ * connection before the service binds it, which then fails with EADDRINUSE.
+ */
 async function startService(databaseUrl: string): Promise<Service> {
-  const port = await freePort();
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of Object.keys(env)) {
     if (/^(ROLES|DATA_DIR|WORKER_|EXECUTION_|RELAY_|DATABASE_|QUEUE_)/.test(name)) delete env[name];
@@ -54,7 +48,7 @@ async function startService(databaseUrl: string): Promise<Service> {
     DATABASE_URL: databaseUrl,
     ADMIN_TOKEN,
     SECRETS_KEY,
-    PORT: String(port),
+    PORT: '0',
     LOG_LEVEL: 'info',
     WORKER_PROCESSES: '2',
     TARGET_ALLOWED_HOSTS: '127.0.0.1',
@@ -75,16 +69,17 @@ async function startService(databaseUrl: string): Promise<Service> {
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
     child.once('exit', (code, signal) => done({ code, signal })),
   );
-  const url = `http://127.0.0.1:${port}`;
   // The banner is printed once the children said they consume jobs.
-  await eventually(
+  const port = await eventually(
     () => {
       if (child.exitCode !== null) throw new Error(`exited early:\n${stdout}`);
-      expect(stdout).toMatch(/^dueline is listening on /m);
+      const listening = LISTENING_LINE.exec(stdout);
+      expect(listening).not.toBeNull();
+      return Number(listening![1]);
     },
     { timeoutMs: 90_000, intervalMs: 100 },
   );
-  return { child, url, stdout: () => stdout, exited };
+  return { child, url: `http://127.0.0.1:${port}`, stdout: () => stdout, exited };
 }
 
 /** The worker processes the banner names. */

