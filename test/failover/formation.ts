@@ -9,11 +9,11 @@ import {
   readFileSync,
   rmSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
+import { unusedListenPort } from '../../src/common';
 import { eventually } from '../support/eventually';
 
 const run = promisify(execFile);
@@ -44,18 +44,11 @@ export interface FormationNode {
   process: ChildProcess | null;
 }
 
-/** Free loopback ports (bound then released), for the formation's servers. */
+/** Distinct free loopback ports below the ephemeral range, for the formation's servers. */
 async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from({ length: count }, async () => {
-      const server = createServer();
-      await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-      return server;
-    }),
-  );
-  const ports = servers.map((s) => (s.address() as { port: number }).port);
-  await Promise.all(servers.map((s) => new Promise((done) => s.close(done))));
-  return ports;
+  const ports = new Set<number>();
+  while (ports.size < count) ports.add(await unusedListenPort());
+  return [...ports];
 }
 
 /**

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
+import { unusedListenPort } from '../../src/common';
 import { eventually } from '../support/eventually';
 
 const ROOT = resolve(__dirname, '../..');
@@ -24,7 +24,7 @@ export class Replica {
   }
 
   static async start(name: string, env: Record<string, string>, logDir: string): Promise<Replica> {
-    const port = await freePort();
+    const port = await unusedListenPort();
     const logPath = join(logDir, `${name}.log`);
     const log = createWriteStream(logPath);
     const child = spawn(process.execPath, [MAIN], {
@@ -83,12 +83,4 @@ export class Replica {
     await exited;
     clearTimeout(killer);
   }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as { port: number };
-  await new Promise((done) => server.close(done));
-  return port;
 }

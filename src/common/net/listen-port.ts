@@ -9,12 +9,13 @@ const CANDIDATES_PROBED = 50;
 const DEFAULT_EPHEMERAL_LOW = 32_768;
 
 /**
- * A port on 127.0.0.1 for the embedded PostgreSQL, chosen below the kernel's ephemeral range.
- * PostgreSQL cannot be told "any free port", so the port is probed free first and bound by
- * PostgreSQL a moment later. A port the kernel picks is from the ephemeral range, the one it also
- * hands out as the local end of every outgoing connection, and one of those can take it in that
- * moment (PostgreSQL then exits with "could not create any TCP/IP sockets"). Below the range only
- * another process binding that very port on purpose can.
+ * A free port on 127.0.0.1 for a server that cannot be told "any free port" (the embedded
+ * PostgreSQL; in tests, the processes they start), chosen below the kernel's ephemeral range. The
+ * port is probed free here and bound by the server a moment later. A port the kernel picks is
+ * from the ephemeral range, the one it also hands out as the local end of every outgoing
+ * connection, and one of those can take it in that moment (PostgreSQL then exits with "could not
+ * create any TCP/IP sockets", Node with EADDRINUSE). Below the range only another process binding
+ * that very port on purpose can.
  */
 export async function unusedListenPort(
   ephemeralLow: number | null = null,

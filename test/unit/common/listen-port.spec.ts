@@ -1,5 +1,5 @@
 import { AddressInfo, createServer, Server } from 'node:net';
-import { unusedListenPort } from '../../../src/embedded-postgres/listen-port';
+import { unusedListenPort } from '../../../src/common';
 
 function hold(port: number): Promise<Server> {
   return new Promise((done, reject) => {
@@ -11,7 +11,7 @@ function hold(port: number): Promise<Server> {
 
 const close = (server: Server) => new Promise<void>((done) => server.close(() => done()));
 
-describe('unusedListenPort (the embedded PostgreSQL port)', () => {
+describe('unusedListenPort', () => {
   it('chooses free ports below the ephemeral range outgoing connections are given', async () => {
     const ports = [];
     for (let i = 0; i < 20; i++) ports.push(await unusedListenPort(32_768));
