@@ -31,6 +31,7 @@ import { OneTenantRunIndex1796640000000 } from './1796640000000-OneTenantRunInde
 import { DueIndexByInstant1796650000000 } from './1796650000000-DueIndexByInstant';
 import { CreationRevisionOnSchedule1796660000000 } from './1796660000000-CreationRevisionOnSchedule';
 import { DueIndexKeyedBySchedule1796670000000 } from './1796670000000-DueIndexKeyedBySchedule';
+import { OneHoldingIndex1796680000000 } from './1796680000000-OneHoldingIndex';
 
 /** Every migration, oldest first. Each is reviewed SQL; TypeORM only runs them in order. */
 export const MIGRATIONS = [
@@ -66,6 +67,7 @@ export const MIGRATIONS = [
   DueIndexByInstant1796650000000,
   CreationRevisionOnSchedule1796660000000,
   DueIndexKeyedBySchedule1796670000000,
+  OneHoldingIndex1796680000000,
 ];
 
 /** MIGRATIONS with the keyring that the data migrations seal secrets under. */

@@ -23,7 +23,8 @@ import { rowById } from '../database';
 
 /**
  * The permits tenant `tenant` (a SQL expression) holds: running and admitted runs, an index range
- * of exactly that set (occurrences_holding_by_tenant_idx), never a read of its waiting runs.
+ * of exactly that set (occurrences_holding_idx on its first column), never a read of its waiting
+ * runs.
  */
 const heldPermits = (tenant: string) => `
   (SELECT count(*) FROM occurrences r
@@ -64,10 +65,14 @@ const anyRow = (fromWhere: string) => `coalesce((SELECT true ${fromWhere} LIMIT 
 /** Large enough to mean "no limit" beside any count of runs. */
 const UNLIMITED = 2147483647;
 
-/** The permits target `target` (a SQL expression) holds: its running and admitted runs. */
-const targetHeldPermits = (target: string) => `
+/**
+ * The permits target row `tg` holds: its running and admitted runs. With its tenant beside it
+ * (all of a target's runs are its tenant's): a range of exactly them in occurrences_holding_idx,
+ * the one index of permit holders, which a run's admitted and RUNNING versions enter once each.
+ */
+const targetHeldPermits = (tg: string) => `
   (SELECT count(*) FROM occurrences r
-    WHERE r.target_id = ${target}
+    WHERE r.tenant_id = ${tg}.tenant_id AND r.target_id = ${tg}.id
       AND (r.state = 'RUNNING' OR (r.state = 'QUEUED' AND r.admitted_at IS NOT NULL)))`;
 
 /** The tokens target row `tg` has now (its ratePerSecond set). */
@@ -87,7 +92,7 @@ const targetTokensNow = (tg: string) => `
 const targetRoom = (tg: string) => `
   (CASE WHEN ${tg}.status <> 'active' OR ${tg}.backoff_until > now() THEN 0
         ELSE least(CASE WHEN ${tg}.max_concurrency IS NULL THEN ${UNLIMITED}
-                        ELSE ${tg}.max_concurrency - ${targetHeldPermits(`${tg}.id`)} END,
+                        ELSE ${tg}.max_concurrency - ${targetHeldPermits(tg)} END,
                    CASE WHEN ${tg}.rate_per_second IS NULL THEN ${UNLIMITED}
                         ELSE floor(${targetTokensNow(tg)}) END)
    END)::int`;

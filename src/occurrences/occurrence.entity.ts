@@ -51,10 +51,7 @@ import { TenantEntity } from '../tenants/tenant.entity';
 @Index('occurrences_waiting_deadline_idx', ['startDeadline'], {
   where: `state = 'QUEUED' AND admitted_at IS NULL AND start_deadline IS NOT NULL`,
 })
-@Index('occurrences_holding_by_tenant_idx', ['tenantId'], {
-  where: `state = 'RUNNING' OR (state = 'QUEUED' AND admitted_at IS NOT NULL)`,
-})
-@Index('occurrences_holding_by_target_idx', ['targetId'], {
+@Index('occurrences_holding_idx', ['tenantId', 'targetId'], {
   where: `state = 'RUNNING' OR (state = 'QUEUED' AND admitted_at IS NOT NULL)`,
 })
 @Index(

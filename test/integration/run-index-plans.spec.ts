@@ -41,6 +41,8 @@ describe('run index plans made while the history was empty', () => {
   let client: Client;
   let tenantId: string;
   let holdingIds: string[];
+  let floodScheduleId: string;
+  let targetId: string;
   let dueAt: Date;
   const WAITING = 3000;
   const HOLDING = 10;
@@ -126,7 +128,8 @@ describe('run index plans made while the history was empty', () => {
     await client.query('ROLLBACK');
     // Then the flood: thousands of runs waiting for the tenant's budget, a few admitted (holding
     // permits, their jobs on the way to a worker), each of a one-time schedule of its own.
-    await oneTimeSchedulesBySql(client, tenantId, HOLDING + WAITING, dueAt, 'flood');
+    targetId = await oneTimeSchedulesBySql(client, tenantId, HOLDING + WAITING, dueAt, 'flood');
+
     await client.query(
       `INSERT INTO occurrences (tenant_id, schedule_id, target_id, revision, scheduled_at,
                                 scheduled_local, state, reason, max_attempts, retry_deadline,
@@ -144,6 +147,11 @@ describe('run index plans made while the history was empty', () => {
       [tenantId],
     );
     holdingIds = holding.rows.map((row) => row.id);
+    const flood = await client.query<{ id: string }>(
+      `SELECT id FROM schedules WHERE tenant_id = $1 LIMIT 1`,
+      [tenantId],
+    );
+    floodScheduleId = flood.rows[0].id;
   });
 
   afterAll(async () => {
@@ -216,6 +224,23 @@ describe('run index plans made while the history was empty', () => {
     // The tenant's permits from its holding runs, the fleet's backlog from the admitted runs:
     // the flood's waiting runs are not read.
     expect(runRowsRead(budgets)).toBeLessThan(8 * HOLDING);
+  });
+
+  it("counts a target's permits from the runs holding them alone", async () => {
+    await client.query('BEGIN');
+    try {
+      // A concurrency limit: the target's permits are counted (without one they are not).
+      await client.query(`UPDATE targets SET max_concurrency = 50 WHERE id = $1`, [targetId]);
+      const budgets = await explain(
+        'new_run_budgets',
+        `('{${tenantId}}', '{${floodScheduleId}}', true)`,
+      );
+      // The tenant's permits, the target's (the one index of permit holders, by tenant and
+      // target) and the fleet's backlog: the flood's waiting runs are not read.
+      expect(runRowsRead(budgets)).toBeLessThan(10 * HOLDING);
+    } finally {
+      await client.query('ROLLBACK');
+    }
   });
 
   it('finds runs past their start deadline without reading the waiting ones', async () => {
