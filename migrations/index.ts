@@ -32,6 +32,7 @@ import { DueIndexByInstant1796650000000 } from './1796650000000-DueIndexByInstan
 import { CreationRevisionOnSchedule1796660000000 } from './1796660000000-CreationRevisionOnSchedule';
 import { DueIndexKeyedBySchedule1796670000000 } from './1796670000000-DueIndexKeyedBySchedule';
 import { OneHoldingIndex1796680000000 } from './1796680000000-OneHoldingIndex';
+import { HistoryByIdentity1796690000000 } from './1796690000000-HistoryByIdentity';
 
 /** Every migration, oldest first. Each is reviewed SQL; TypeORM only runs them in order. */
 export const MIGRATIONS = [
@@ -68,6 +69,7 @@ export const MIGRATIONS = [
   CreationRevisionOnSchedule1796660000000,
   DueIndexKeyedBySchedule1796670000000,
   OneHoldingIndex1796680000000,
+  HistoryByIdentity1796690000000,
 ];
 
 /** MIGRATIONS with the keyring that the data migrations seal secrets under. */

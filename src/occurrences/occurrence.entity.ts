@@ -31,12 +31,11 @@ import { TenantEntity } from '../tenants/tenant.entity';
   'occurrences_reason_check',
   `reason IS NULL OR reason IN (${RUN_REASON_CODES.map((code) => `'${code}'`).join(', ')})`,
 )
-@Unique('occurrences_identity_key', ['scheduleId', 'revision', 'scheduledAt', 'originKey'])
+@Unique('occurrences_identity_key', ['scheduleId', 'scheduledAt', 'revision', 'originKey'])
 @Index('occurrences_tenant_search_idx', ['tenantId', 'scheduledAt', 'id'])
 @Index('occurrences_failed_recent_idx', ['finishedAt'], {
   where: `state IN ('FAILED', 'UNKNOWN')`,
 })
-@Index('occurrences_history_idx', ['scheduleId', 'scheduledAt', 'id'])
 @Index('occurrences_active_by_schedule_idx', ['scheduleId'], {
   where: `state IN ('QUEUED', 'RUNNING', 'RETRY_WAIT')`,
 })

@@ -117,25 +117,34 @@ export const SELECT_RUN = `
    WHERE o.tenant_id = $1 AND o.id = $2`;
 
 /**
- * History, keyset-paginated over occurrences_history_idx by (scheduled_at, id). The position is
- * the stored row of the last run returned, so microseconds never round away.
+ * History, keyset-paginated in identity order: (scheduled_at, revision, origin_key), unique within
+ * a schedule, a range of occurrences_identity_key (schedule_id, scheduled_at, revision,
+ * origin_key) read in its own order, without a sort. The position is the stored row of the last
+ * run returned, so microseconds never round away.
  * $1 tenant, $2 schedule, $3 state filter or null, $4 page size.
  */
 export const LIST_RUNS_FIRST_PAGE = `
   SELECT ${RUN_COLUMNS}
     FROM occurrences o
    WHERE o.tenant_id = $1 AND o.schedule_id = $2 AND ($3::text IS NULL OR o.state = $3::text)
-   ORDER BY o.scheduled_at, o.id
+   ORDER BY o.scheduled_at, o.revision, o.origin_key
    LIMIT $4`;
 
-/** As LIST_RUNS_FIRST_PAGE, after the run $5. */
+/**
+ * As LIST_RUNS_FIRST_PAGE, after the run $5. The cursor's run is read by its id alone (OFFSET 0
+ * keeps the schedule's condition out, so only the primary key matches it): with the schedule's
+ * condition beside it a generic plan may find it by schedule, reading the whole history.
+ */
 export const LIST_RUNS_AFTER = `
   SELECT ${RUN_COLUMNS}
     FROM occurrences o
    WHERE o.tenant_id = $1 AND o.schedule_id = $2 AND ($3::text IS NULL OR o.state = $3::text)
-     AND (o.scheduled_at, o.id) > (SELECT c.scheduled_at, c.id FROM occurrences c
-                                    WHERE c.id = $5 AND c.schedule_id = $2)
-   ORDER BY o.scheduled_at, o.id
+     AND (o.scheduled_at, o.revision, o.origin_key)
+         > (SELECT c.scheduled_at, c.revision, c.origin_key
+              FROM (SELECT x.scheduled_at, x.revision, x.origin_key, x.schedule_id
+                      FROM occurrences x WHERE x.id = $5 OFFSET 0) c
+             WHERE c.schedule_id = $2)
+   ORDER BY o.scheduled_at, o.revision, o.origin_key
    LIMIT $4`;
 
 /** A schedule's history exists for the tenant that owns the schedule, and only for it. */
@@ -170,7 +179,7 @@ export const SEARCH_RUNS = `
 /**
  * For each of a schedule's instants $3, the run that stands for it: an active one if there is
  * one, else the latest created. SKIPPED rows are not runs here (the instant did not run). Over
- * occurrences_history_idx (schedule_id, scheduled_at).
+ * occurrences_identity_key (schedule_id, scheduled_at, ...).
  */
 export const RUNS_AT_INSTANTS = `
   SELECT DISTINCT ON (o.scheduled_at) o.scheduled_at, o.id, o.state

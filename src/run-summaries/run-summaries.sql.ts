@@ -101,7 +101,8 @@ export const SUMMARISE_RANGE = `
 /**
  * One schedule's runs still kept as rows, days [$3, $4) (UTC dates), grouped as a summary
  * would be: every state, so runs still active count too. Bounded by the schedule and the range
- * (the caller caps it at MAX_SUMMARY_DAYS) through occurrences_history_idx. Tenant-scoped.
+ * (the caller caps it at MAX_SUMMARY_DAYS) through occurrences_identity_key (schedule_id,
+ * scheduled_at, ...). Tenant-scoped.
  */
 export const LIVE_SUMMARIES = `
   WITH runs AS (
