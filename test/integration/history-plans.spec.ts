@@ -11,8 +11,8 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database'
  * scheduled_at, revision, origin_key), which does the work of the history index it replaced
  * (migration HistoryByIdentity). With a long history, a page of it and the auto-pause streak read
  * about as many runs as they return, also under a generic plan made while the history was
- * empty; with the key in its old order (schedule_id, revision, ...) and no history index they
- * read the whole history.
+ * empty. Before that migration such a plan read the page after a cursor through the tenant-wide
+ * index, the other schedule's runs included (5,050 rows for a page of 50).
  */
 describe('a schedule history read through the identity key', () => {
   let db: TestDatabase;
