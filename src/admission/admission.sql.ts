@@ -98,20 +98,30 @@ const targetRoom = (tg: string) => `
    END)::int`;
 
 /**
- * Why a run of target row `tg` may not be admitted now, as its rank `nth` among the runs of
- * the target being admitted together: null if it may; `target_gone` (disabled: it ends
- * FAILED), `target_backoff`, or `throttled_target` (no room, or runs of the target wait
- * already and it queues behind them). No target row (a deleted target): null, the delivery
- * reports target_missing.
+ * What admission needs to know of target row `tg`, as columns: `room` (targetRoom), `gone`
+ * (disabled), `backing_off`, and `waiting` (runs of it wait in its list already, so new ones
+ * queue behind them). Computed once per target: as an expression per run, a batch of n runs of
+ * one target counted the target's permit holders n times.
  */
-const targetBlock = (tg: string, nth: string) => `
-  (CASE WHEN ${tg}.id IS NULL THEN NULL
-        WHEN ${tg}.status <> 'active' THEN 'target_gone'
-        WHEN ${tg}.backoff_until > now() THEN 'target_backoff'
-        WHEN ${nth} > ${targetRoom(tg)}
-          OR ${anyRow(`FROM occurrences tw
-                        WHERE tw.tenant_id = ${tg}.tenant_id AND tw.target_id = ${tg}.id
-                          AND ${WAITING_FOR_TARGET('tw')}`)} THEN 'throttled_target'
+const targetState = (tg: string) => `
+  ${targetRoom(tg)} AS room, ${tg}.status <> 'active' AS gone,
+  coalesce(${tg}.backoff_until > now(), false) AS backing_off,
+  ${anyRow(`FROM occurrences tw
+             WHERE tw.tenant_id = ${tg}.tenant_id AND tw.target_id = ${tg}.id
+               AND ${WAITING_FOR_TARGET('tw')}`)} AS waiting`;
+
+/**
+ * Why a run may not be admitted now, from its target's state row `ts` (targetState; null: no
+ * target row, a deleted target) and its rank `nth` among the runs of that target being admitted
+ * together: null if it may; `target_gone` (disabled: it ends FAILED), `target_backoff`, or
+ * `throttled_target` (no room, or runs of the target wait already and it queues behind them).
+ * No target row: null, the delivery reports target_missing.
+ */
+const targetBlock = (ts: string, nth: string) => `
+  (CASE WHEN ${ts}.target_id IS NULL THEN NULL
+        WHEN ${ts}.gone THEN 'target_gone'
+        WHEN ${ts}.backing_off THEN 'target_backoff'
+        WHEN ${nth} > ${ts}.room OR ${ts}.waiting THEN 'throttled_target'
    END)`;
 
 /**
@@ -242,17 +252,19 @@ export const TENANT_BUDGETS = `
  * for the few with limits on each call. $1 schedule ids (repeats allowed).
  */
 export const TARGET_BUDGETS = `
-  SELECT s.id AS schedule_id, tg.id AS target_id, ${targetRoom('tg')} AS room,
-         tg.status <> 'active' AS gone, coalesce(tg.backoff_until > now(), false) AS backing_off,
-         ${anyRow(`FROM occurrences tw
-                    WHERE tw.tenant_id = tg.tenant_id AND tw.target_id = tg.id
-                      AND ${WAITING_FOR_TARGET('tw')}`)} AS waiting
-    FROM (SELECT DISTINCT id FROM unnest($1::uuid[]) AS u(id)) wanted
-   ${rowById('schedules', 's', 'wanted.id', 'x.id, x.tenant_id, x.target_id')}
-   ${rowById('targets', 'tg', 's.target_id', 'x.*')}
-   WHERE tg.tenant_id = s.tenant_id
-     AND (tg.max_concurrency IS NOT NULL OR tg.rate_per_second IS NOT NULL
-          OR tg.backoff_until > now() OR tg.status <> 'active')`;
+  WITH scheduled AS MATERIALIZED (
+    SELECT s.id AS schedule_id, s.tenant_id, s.target_id
+      FROM (SELECT DISTINCT id FROM unnest($1::uuid[]) AS u(id)) wanted
+     ${rowById('schedules', 's', 'wanted.id', 'x.id, x.tenant_id, x.target_id')}
+  ), states AS MATERIALIZED (
+    SELECT tg.id AS target_id, tg.tenant_id, ${targetState('tg')}
+      FROM (SELECT DISTINCT target_id FROM scheduled WHERE target_id IS NOT NULL) wanted
+     ${rowById('targets', 'tg', 'wanted.target_id', 'x.*')}
+     WHERE tg.max_concurrency IS NOT NULL OR tg.rate_per_second IS NOT NULL
+        OR tg.backoff_until > now() OR tg.status <> 'active'
+  )
+  SELECT sc.schedule_id, ts.target_id, ts.room, ts.gone, ts.backing_off, ts.waiting
+    FROM scheduled sc JOIN states ts ON ts.target_id = sc.target_id AND ts.tenant_id = sc.tenant_id`;
 
 /**
  * The fleet's backlog: admitted `normal` and `low` runs whose job waits for a worker (all
@@ -451,8 +463,9 @@ export const SKIP_PAST_START_DEADLINE = `
  * waiting list in admission order, as many as the tenant has free permits and tokens (and at
  * most $2), but of `normal` and `low` runs at most $3 (its share of the fleet's room; `high`
  * runs come first in that order and need none). Each is then held to its target's budget
- * (targetBlock, ranked among the picked runs of its target): those it allows are admitted and
- * spend their tokens (the tenant's and the target's), and the caller publishes their jobs;
+ * (targetBlock, ranked among the picked runs of its target; each target's state read once):
+ * those it allows are admitted and spend their tokens (the tenant's and the target's), and the
+ * caller publishes their jobs;
  * the others move to their target's waiting list (`throttled_target`, `target_backoff`), or end
  * FAILED `target_gone` for a disabled target. A run past its start deadline is never admitted
  * (see SKIP_PAST_START_DEADLINE). SKIP LOCKED: a run a cancel holds is left for the next round.
@@ -505,10 +518,15 @@ export const ADMIT_WAITING = `
            row_number() OVER (PARTITION BY p.target_id
                               ORDER BY p.priority, p.scheduled_at, p.id) AS nth
       FROM picked p
+  ), states AS MATERIALIZED (
+    SELECT tg.id AS target_id, tg.disabled_reason, ${targetState('tg')}
+      FROM (SELECT DISTINCT target_id FROM picked WHERE target_id IS NOT NULL) wanted
+     ${rowById('targets', 'tg', 'wanted.target_id', 'x.*')}
+     WHERE tg.tenant_id = $1
   ), verdict AS (
-    SELECT r.id, r.scheduled_at, r.target_id, ${targetBlock('tg', 'r.nth')} AS blocked,
-           tg.disabled_reason
-      FROM ranked r LEFT JOIN targets tg ON tg.id = r.target_id AND tg.tenant_id = $1
+    SELECT r.id, r.scheduled_at, r.target_id, ${targetBlock('ts', 'r.nth')} AS blocked,
+           ts.disabled_reason
+      FROM ranked r LEFT JOIN states ts ON ts.target_id = r.target_id
   ), admitted AS (
     UPDATE occurrences o
        SET admitted_at = now(), reason = NULL, updated_at = now()

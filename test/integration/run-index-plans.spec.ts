@@ -41,7 +41,8 @@ describe('run index plans made while the history was empty', () => {
   let client: Client;
   let tenantId: string;
   let holdingIds: string[];
-  let floodScheduleId: string;
+  /** Forty of the flood's schedules, all of one target. */
+  let floodScheduleIds: string[];
   let targetId: string;
   let dueAt: Date;
   const WAITING = 3000;
@@ -148,10 +149,10 @@ describe('run index plans made while the history was empty', () => {
     );
     holdingIds = holding.rows.map((row) => row.id);
     const flood = await client.query<{ id: string }>(
-      `SELECT id FROM schedules WHERE tenant_id = $1 LIMIT 1`,
+      `SELECT id FROM schedules WHERE tenant_id = $1 LIMIT 40`,
       [tenantId],
     );
-    floodScheduleId = flood.rows[0].id;
+    floodScheduleIds = flood.rows.map((row) => row.id);
   });
 
   afterAll(async () => {
@@ -226,18 +227,32 @@ describe('run index plans made while the history was empty', () => {
     expect(runRowsRead(budgets)).toBeLessThan(8 * HOLDING);
   });
 
-  it("counts a target's permits from the runs holding them alone", async () => {
+  it("counts a target's permits from the runs holding them alone, once a batch", async () => {
     await client.query('BEGIN');
     try {
       // A concurrency limit: the target's permits are counted (without one they are not).
       await client.query(`UPDATE targets SET max_concurrency = 50 WHERE id = $1`, [targetId]);
       const budgets = await explain(
         'new_run_budgets',
-        `('{${tenantId}}', '{${floodScheduleId}}', true)`,
+        `('{${tenantId}}', '{${floodScheduleIds.join(',')}}', true)`,
       );
       // The tenant's permits, the target's (the one index of permit holders, by tenant and
-      // target) and the fleet's backlog: the flood's waiting runs are not read.
+      // target) once for the batch's 40 runs of it, and the fleet's backlog: the flood's waiting
+      // runs are not read, nor the holding runs once per run (40 × 10).
       expect(runRowsRead(budgets)).toBeLessThan(10 * HOLDING);
+    } finally {
+      await client.query('ROLLBACK');
+    }
+  });
+
+  it("admits from the waiting list counting a limited target's permits once", async () => {
+    await client.query('BEGIN');
+    try {
+      await client.query(`UPDATE targets SET max_concurrency = 50 WHERE id = $1`, [targetId]);
+      const admit = await explain('admit', `('${tenantId}', 500, 500, 200)`);
+      // As without a target limit: 40 runs picked and judged, the target's 10 permit holders
+      // counted once (per picked run, 530 rows were read).
+      expect(runRowsRead(admit)).toBeLessThan(300);
     } finally {
       await client.query('ROLLBACK');
     }
