@@ -1,6 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** A permit holder: a RUNNING run, or an admitted QUEUED run whose job is on its way to a worker. */
+/** A permit holder: a RUNNING run, or an admitted QUEUED run (its job on its way to a worker). */
 const HOLDING = `state = 'RUNNING' OR (state = 'QUEUED' AND admitted_at IS NOT NULL)`;
 
 /**
@@ -15,20 +15,20 @@ export class OneHoldingIndex1796680000000 implements MigrationInterface {
   name = 'OneHoldingIndex1796680000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(
-      `CREATE INDEX "occurrences_holding_idx" ON "occurrences" ("tenant_id", "target_id") WHERE ${HOLDING}`,
-    );
+    await queryRunner.query(`
+      CREATE INDEX "occurrences_holding_idx" ON "occurrences" ("tenant_id", "target_id")
+        WHERE ${HOLDING}`);
     await queryRunner.query(`DROP INDEX "occurrences_holding_by_tenant_idx"`);
     await queryRunner.query(`DROP INDEX "occurrences_holding_by_target_idx"`);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(
-      `CREATE INDEX "occurrences_holding_by_target_idx" ON "occurrences" ("target_id") WHERE ${HOLDING}`,
-    );
-    await queryRunner.query(
-      `CREATE INDEX "occurrences_holding_by_tenant_idx" ON "occurrences" ("tenant_id") WHERE ${HOLDING}`,
-    );
+    await queryRunner.query(`
+      CREATE INDEX "occurrences_holding_by_target_idx" ON "occurrences" ("target_id")
+        WHERE ${HOLDING}`);
+    await queryRunner.query(`
+      CREATE INDEX "occurrences_holding_by_tenant_idx" ON "occurrences" ("tenant_id")
+        WHERE ${HOLDING}`);
     await queryRunner.query(`DROP INDEX "occurrences_holding_idx"`);
   }
 }

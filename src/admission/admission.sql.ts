@@ -248,8 +248,9 @@ export const TENANT_BUDGETS = `
  * target, how many runs the target may admit now, whether it is backing off or disabled, and
  * whether runs of it wait already (then new ones queue behind them). Targets without limits,
  * backoff or a disabled status are left out: nothing holds their runs back. Each schedule, and
- * its target, is one primary-key probe (rowById): a join let a generic plan scan every target
- * for the few with limits on each call. $1 schedule ids (repeats allowed).
+ * each of their targets, is one primary-key probe (rowById): a join let a generic plan scan every
+ * target for the few with limits on each call. A target's state (targetState) is computed once
+ * for all the schedules of it. $1 schedule ids (repeats allowed).
  */
 export const TARGET_BUDGETS = `
   WITH scheduled AS MATERIALIZED (
@@ -264,7 +265,8 @@ export const TARGET_BUDGETS = `
         OR tg.backoff_until > now() OR tg.status <> 'active'
   )
   SELECT sc.schedule_id, ts.target_id, ts.room, ts.gone, ts.backing_off, ts.waiting
-    FROM scheduled sc JOIN states ts ON ts.target_id = sc.target_id AND ts.tenant_id = sc.tenant_id`;
+    FROM scheduled sc
+    JOIN states ts ON ts.target_id = sc.target_id AND ts.tenant_id = sc.tenant_id`;
 
 /**
  * The fleet's backlog: admitted `normal` and `low` runs whose job waits for a worker (all
@@ -460,29 +462,28 @@ export const SKIP_PAST_START_DEADLINE = `
 
 /**
  * The admitter, per tenant (after LOCK_TENANTS_PERMITS for it): the first runs of the tenant's
- * waiting list in admission order, as many as the tenant has free permits and tokens (and at
- * most $2), but of `normal` and `low` runs at most $3 (its share of the fleet's room; `high`
- * runs come first in that order and need none). Each is then held to its target's budget
- * (targetBlock, ranked among the picked runs of its target; each target's state read once):
- * those it allows are admitted and spend their tokens (the tenant's and the target's), and the
- * caller publishes their jobs;
- * the others move to their target's waiting list (`throttled_target`, `target_backoff`), or end
- * FAILED `target_gone` for a disabled target. A run past its start deadline is never admitted
- * (see SKIP_PAST_START_DEADLINE). SKIP LOCKED: a run a cancel holds is left for the next round.
- * A tenant whose rate tokens are all that holds it back admits in chunks of $4 ms of its rate
- * (ADMISSION_RATE_CHUNK_MS): while it has fewer whole tokens than such a chunk (and than its
- * free permits, its share and its waiting runs) it admits none and its tokens accumulate: a
- * round that comes early does not admit the few tokens refilled since the last. The chunk
- * trades cost for smoothness: 200 ms (40 runs of a 200/s tenant a round) costs about a fifth
- * less Postgres CPU a run than 50 ms (10), but each chunk reaches the workers as one burst that
- * other tenants' runs queue behind (bench/RESULTS.md). A run waits for its tenant's tokens at
- * most that much longer; permits, the fleet's share and `high` runs are never held back, so a
- * tenant bound by its concurrency is admitted as soon as a permit frees. $1 tenant, $2 at most this many, $3 at most
+ * waiting list in admission order, as many as the tenant has free permits and tokens (and at most
+ * $2), but of `normal` and `low` runs at most $3 (its share of the fleet's room; `high` runs come
+ * first in that order and need none). Each is then held to its target's budget (targetBlock,
+ * ranked among the picked runs of its target; each target's state read once): those it allows are
+ * admitted and spend their tokens (the tenant's and the target's), and the caller publishes their
+ * jobs; the others move to their target's waiting list (`throttled_target`, `target_backoff`), or
+ * end FAILED `target_gone` for a disabled target. A run past its start deadline is never admitted
+ * (see SKIP_PAST_START_DEADLINE). SKIP LOCKED: a run a cancel holds is left for the next round. A
+ * tenant whose rate tokens are all that holds it back admits in chunks of $4 ms of its rate
+ * (ADMISSION_RATE_CHUNK_MS): while it has fewer whole tokens than such a chunk (and than its free
+ * permits, its share and its waiting runs) it admits none and its tokens accumulate: a round that
+ * comes early does not admit the few tokens refilled since the last. The chunk trades cost for
+ * smoothness: 200 ms (40 runs of a 200/s tenant a round) costs about a fifth less Postgres CPU a
+ * run than 50 ms (10), but each chunk reaches the workers as one burst that other tenants' runs
+ * queue behind (bench/RESULTS.md). A run waits for its tenant's tokens at most that much longer;
+ * permits, the fleet's share and `high` runs are never held back, so a tenant bound by its
+ * concurrency is admitted as soon as a permit frees. $1 tenant, $2 at most this many, $3 at most
  * this many not `high`, $4 the chunk in ms (0: none). Returns the runs with what became of each
- * (`outcome`: admitted, waits, ended). Each round reads only the runs it decides (the index
- * range in admission order), however long the tenant's waiting list is, and a run leaves the
- * tenant's list when it is read. The UPDATEs join the runs by their whole primary key (id,
- * scheduled_at): each probe is pruned at run time to the run's partition.
+ * (`outcome`: admitted, waits, ended). Each round reads only the runs it decides (the index range
+ * in admission order), however long the tenant's waiting list is, and a run leaves the tenant's
+ * list when it is read. The UPDATEs join the runs by their whole primary key (id, scheduled_at):
+ * each probe is pruned at run time to the run's partition.
  */
 export const ADMIT_WAITING = `
   WITH limits AS (

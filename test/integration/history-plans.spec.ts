@@ -75,7 +75,8 @@ describe('a schedule history read through the identity key', () => {
        SELECT $1, $2, 1, at, '2026-10-01T00:00:00', 'SUCCEEDED', 3, at + interval '1 day', at,
               at + interval '1 second'
          FROM generate_series(1, $3::int) AS i,
-              LATERAL (SELECT timestamptz '2026-10-01T00:00:00Z' + i * interval '1 minute' AS at) t`,
+              LATERAL (SELECT timestamptz '2026-10-01T00:00:00Z' + i * interval '1 minute'
+                         AS at) t`,
       [tenantId, otherScheduleId, RUNS],
     );
   });
