@@ -6,7 +6,7 @@ import {
   DELETE_DUE_ENTRIES,
   NEXT_DUE_IN_SHARDS,
 } from '../../src/due-index/due-index.sql';
-import { type PlanNode, planNodes, rowsRead } from '../support/plan-rows';
+import { explainExecute, type PlanNode, planNodes, rowsRead } from '../support/plan-rows';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
 /** Rows that scans of the due index produced or filtered out, over the whole plan. */
@@ -81,12 +81,6 @@ describe('due index plans: a backlog batch beside a flood', () => {
     await db?.drop();
   });
 
-  const explainExecute = async (client: Client, execute: string): Promise<PlanNode> => {
-    const { rows } = await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
-      `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE ${execute}`,
-    );
-    return rows[0]['QUERY PLAN'][0].Plan;
-  };
   const explain = (client: Client, shards: readonly number[]): Promise<PlanNode> =>
     explainExecute(client, `claim_due('{${shards.join(',')}}', ${BATCH}, 300, NULL)`);
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
+import type { Client } from 'pg';
 import { LIST_RUNS_AFTER, LIST_RUNS_FIRST_PAGE } from '../../src/occurrences/occurrences.sql';
 import { AUTO_PAUSE_STILL_DUE } from '../../src/schedules/schedules.sql';
-import { type PlanNode, rowsRead } from '../support/plan-rows';
-import { oneTimeSchedulesBySql } from '../support/sql-seed';
+import { explainExecute, type PlanNode, rowsRead } from '../support/plan-rows';
+import { genericPlanClient, oneTimeSchedulesBySql, tenantBySql } from '../support/sql-seed';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
 /**
@@ -27,16 +27,12 @@ describe('a schedule history read through the identity key', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    client = new Client({ connectionString: db.url });
-    await client.connect();
-    await client.query(`SET plan_cache_mode = force_generic_plan`);
-    tenantId = randomUUID();
-    await client.query(
-      `INSERT INTO tenants (id, name, max_active_schedules, dispatch_rate_per_second,
-                            max_concurrent_runs)
-       VALUES ($1, 'historic', 10, 10, 10)`,
-      [tenantId],
-    );
+    client = await genericPlanClient(db.url);
+    tenantId = await tenantBySql(client, 'historic', {
+      maxActiveSchedules: 10,
+      dispatchRatePerSecond: 10,
+      maxConcurrentRuns: 10,
+    });
     await oneTimeSchedulesBySql(client, tenantId, 2, new Date(), 'historic');
     const schedules = await client.query<{ id: string }>(
       `UPDATE schedules SET pause_after_failures = 3, failures_counted_from = '2000-01-01'
@@ -86,12 +82,8 @@ describe('a schedule history read through the identity key', () => {
     await db?.drop();
   });
 
-  const explain = async (statement: string, values: string): Promise<PlanNode> => {
-    const { rows } = await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
-      `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE ${statement}${values}`,
-    );
-    return rows[0]['QUERY PLAN'][0].Plan;
-  };
+  const explain = (statement: string, values: string): Promise<PlanNode> =>
+    explainExecute(client, `${statement}${values}`);
 
   it('reads a page of a long history, not the history', async () => {
     expect(runIds.length).toBeGreaterThan(RUNS);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
+import type { Client } from 'pg';
 import {
   ADMIT_WAITING,
   CLAIM_RUNS,
@@ -21,8 +21,8 @@ import {
   TRANSITION_UNDER_FENCE,
 } from '../../src/execution/execution.sql';
 import { CONCURRENT_POLICIES } from '../../src/overlap';
-import { type PlanNode, rowsRead } from '../support/plan-rows';
-import { oneTimeSchedulesBySql } from '../support/sql-seed';
+import { explainExecute, type PlanNode, rowsRead } from '../support/plan-rows';
+import { genericPlanClient, oneTimeSchedulesBySql, tenantBySql } from '../support/sql-seed';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
 /** Rows that scans of `table` (the runs' partitions by default) produced or filtered out. */
@@ -50,17 +50,13 @@ describe('run index plans made while the history was empty', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    client = new Client({ connectionString: db.url });
-    await client.connect();
     // A generic plan, made now, while the partitions are empty and have never been analysed.
-    await client.query(`SET plan_cache_mode = force_generic_plan`);
-    tenantId = randomUUID();
-    await client.query(
-      `INSERT INTO tenants (id, name, max_active_schedules, dispatch_rate_per_second,
-                            max_concurrent_runs)
-       VALUES ($1, 'flooding', 100000, 200, 50)`,
-      [tenantId],
-    );
+    client = await genericPlanClient(db.url);
+    tenantId = await tenantBySql(client, 'flooding', {
+      maxActiveSchedules: 100_000,
+      dispatchRatePerSecond: 200,
+      maxConcurrentRuns: 50,
+    });
     await client.query({ name: 'budgets', text: TENANT_BUDGETS, values: [[tenantId]] });
     await client.query({ name: 'demands', text: WAITING_DEMANDS, values: [[tenantId], 500] });
     await client.query({ name: 'backlog', text: FLEET_BACKLOG, values: [] });
@@ -160,12 +156,8 @@ describe('run index plans made while the history was empty', () => {
     await db?.drop();
   });
 
-  const explain = async (statement: string, values: string): Promise<PlanNode> => {
-    const { rows } = await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
-      `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE ${statement}${values}`,
-    );
-    return rows[0]['QUERY PLAN'][0].Plan;
-  };
+  const explain = (statement: string, values: string): Promise<PlanNode> =>
+    explainExecute(client, `${statement}${values}`);
 
   it('counts a tenant permits from the runs holding them alone', async () => {
     const budgets = await explain('budgets', `('{${tenantId}}')`);

@@ -1,3 +1,5 @@
+import type { Client } from 'pg';
+
 /** What one plan node of EXPLAIN (ANALYZE, FORMAT JSON) says, as far as the plan tests read it. */
 export interface PlanNode {
   'Node Type'?: string;
@@ -31,4 +33,12 @@ export function rowsRead(node: PlanNode, table: string): number {
 /** The node and every node below it, depth first. */
 export function planNodes(node: PlanNode): PlanNode[] {
   return [node, ...(node.Plans ?? []).flatMap(planNodes)];
+}
+
+/** The plan of `EXECUTE <execute>` (a prepared statement and its arguments), run for real. */
+export async function explainExecute(client: Client, execute: string): Promise<PlanNode> {
+  const { rows } = await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
+    `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE ${execute}`,
+  );
+  return rows[0]['QUERY PLAN'][0].Plan;
 }

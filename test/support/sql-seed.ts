@@ -1,4 +1,5 @@
-import type { Client } from 'pg';
+import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
 
 /**
  * Tenant `tenantId`'s target (an address nothing listens on) and `count` one-time schedules on it
@@ -27,4 +28,36 @@ export async function oneTimeSchedulesBySql(
     [tenantId, target.rows[0].id, runAt, count, prefix],
   );
   return target.rows[0].id;
+}
+
+/**
+ * A client of `url` whose statements get generic plans from their first execution on: prepared
+ * while the history is empty, a plan test's statements keep the plan such a moment would make.
+ */
+export async function genericPlanClient(url: string): Promise<Client> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  await client.query(`SET plan_cache_mode = force_generic_plan`);
+  return client;
+}
+
+/** A tenant inserted by SQL with the given quotas; returns its id. */
+export async function tenantBySql(
+  client: Client,
+  name: string,
+  quotas: { maxActiveSchedules: number; dispatchRatePerSecond: number; maxConcurrentRuns: number },
+): Promise<string> {
+  const { rows } = await client.query<{ id: string }>(
+    `INSERT INTO tenants (id, name, max_active_schedules, dispatch_rate_per_second,
+                          max_concurrent_runs)
+     VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+    [
+      randomUUID(),
+      name,
+      quotas.maxActiveSchedules,
+      quotas.dispatchRatePerSecond,
+      quotas.maxConcurrentRuns,
+    ],
+  );
+  return rows[0].id;
 }
