@@ -1,8 +1,8 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { AddressInfo, createServer } from 'node:net';
 import { join, resolve } from 'node:path';
+import { unusedListenPort } from '../src/common';
 
 /** The compiled tree: this file is <out>/bench/service.js, the service is <out>/src/main.js. */
 export const BUILD_ROOT = resolve(__dirname, '..');
@@ -88,7 +88,7 @@ export class ServiceProcess {
     roles: string,
     extraEnv: Record<string, string> = {},
   ): Promise<ServiceProcess> {
-    const port = await freePort();
+    const port = await unusedListenPort();
     const env: NodeJS.ProcessEnv = { ...process.env };
     // A developer's settings must not leak into the replica (DATA_DIR, LOG_LEVEL, ROLES…).
     for (const key of Object.keys(env)) {
@@ -181,18 +181,6 @@ export class ServiceProcess {
       await new Promise((done) => setTimeout(done, 100));
     }
   }
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const probe = createServer();
-    probe.unref();
-    probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolvePort(port));
-    });
-  });
 }
 
 /** Stops every replica still running (used on the way out, also after a failure). */

@@ -2,6 +2,7 @@ import { ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
+import { unusedListenPort } from '../../src/common';
 import { migrateDatabase } from '../../src/schema';
 import { parseKeyring } from '../../src/secrets';
 import { eventually } from '../support/eventually';
@@ -84,13 +85,9 @@ describe('no secret in logs, spans, answers or errors', () => {
     await migrateDatabase(db.url, parseKeyring(TEST_SECRETS_KEY));
     sink = await HttpSink.start();
     otlp = await otlpReceiver();
-    const port = await new Promise<number>((done) => {
-      const probe = createServer();
-      probe.listen(0, '127.0.0.1', () => {
-        const { port: p } = probe.address() as AddressInfo;
-        probe.close(() => done(p));
-      });
-    });
+    // Below the ephemeral range: a port probed free there can be taken by an outgoing
+    // connection before the service binds it.
+    const port = await unusedListenPort();
     base = `http://127.0.0.1:${port}`;
     child = spawn(process.execPath, [MAIN], {
       cwd: ROOT,
