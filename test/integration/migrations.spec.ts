@@ -153,6 +153,60 @@ describe('migrations', () => {
     }
   });
 
+  it('trade two run indexes for the identity key and one holding index, and back (OneHoldingIndex, HistoryByIdentity)', async () => {
+    const last = await createTestDatabase({ empty: true });
+    try {
+      await migrateDatabase(last.url);
+      const dataSource = await new DataSource(dataSourceOptions(last.url, SCHEMA, 1)).initialize();
+      try {
+        // The parent's indexes (each partition has its own copy) and the identity key's columns.
+        const layout = async () => ({
+          indexes: (
+            await dataSource.query(
+              `SELECT indexname FROM pg_indexes
+                WHERE tablename = 'occurrences' AND indexname LIKE 'occurrences_%'
+                ORDER BY indexname`,
+            )
+          ).map((row: { indexname: string }) => row.indexname),
+          identity: (
+            await dataSource.query(
+              `SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint
+                WHERE conname = 'occurrences_identity_key'`,
+            )
+          )[0].def,
+        });
+        const latest = await layout();
+        expect(latest.indexes).toContain('occurrences_holding_idx');
+        expect(latest.indexes).not.toContain('occurrences_history_idx');
+        expect(latest.identity).toBe('UNIQUE (schedule_id, scheduled_at, revision, origin_key)');
+
+        await dataSource.undoLastMigration({ transaction: 'all' });
+        await dataSource.undoLastMigration({ transaction: 'all' });
+        const before = await layout();
+        expect(before.indexes).toEqual(
+          expect.arrayContaining([
+            'occurrences_history_idx',
+            'occurrences_holding_by_target_idx',
+            'occurrences_holding_by_tenant_idx',
+          ]),
+        );
+        expect(before.indexes).not.toContain('occurrences_holding_idx');
+        expect(before.identity).toBe('UNIQUE (schedule_id, revision, scheduled_at, origin_key)');
+
+        const again = await migrateDatabase(last.url);
+        expect(again.applied).toEqual([
+          'OneHoldingIndex1796680000000',
+          'HistoryByIdentity1796690000000',
+        ]);
+        expect(await layout()).toEqual(latest);
+      } finally {
+        await dataSource.destroy();
+      }
+    } finally {
+      await last.drop();
+    }
+  });
+
   it('move existing runs and attempts into the partitioned layout without loss, and back (PartitionedHistory)', async () => {
     const old = await createTestDatabase({ empty: true });
     try {
