@@ -420,7 +420,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A schedule's runs by scheduled instant, then run id; every state distinct */
+        /** A schedule's runs by scheduled instant, then revision and origin (a replay's, a backfill's); every state distinct */
         get: operations["scheduleRuns.list"];
         put?: never;
         post?: never;

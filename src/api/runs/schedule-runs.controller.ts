@@ -33,7 +33,9 @@ export class ScheduleRunsController {
 
   @Get(':id/runs')
   @ApiOperation({
-    summary: "A schedule's runs by scheduled instant, then run id; every state distinct",
+    summary:
+      "A schedule's runs by scheduled instant, then revision and origin (a replay's, a " +
+      "backfill's); every state distinct",
   })
   @ApiOkResponse({ type: RunPageDto })
   @ApiProblems(400)
