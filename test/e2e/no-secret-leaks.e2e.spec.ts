@@ -85,8 +85,6 @@ describe('no secret in logs, spans, answers or errors', () => {
     await migrateDatabase(db.url, parseKeyring(TEST_SECRETS_KEY));
     sink = await HttpSink.start();
     otlp = await otlpReceiver();
-    // Below the ephemeral range: a port probed free there can be taken by an outgoing
-    // connection before the service binds it.
     const port = await unusedListenPort();
     base = `http://127.0.0.1:${port}`;
     child = spawn(process.execPath, [MAIN], {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { apiKeyParts } from '../support/api-keys';
 import { eventually } from '../support/eventually';
+import { listeningPort } from '../support/service-banner';
 
 /**
  * The newcomer experience on the real entry point: `node dist/src/main.js` with nothing but a
@@ -57,14 +58,7 @@ function spawnService(env: Record<string, string>): Service {
   return { child, stdout: () => stdout, stderr: () => stderr, exited, closed };
 }
 
-/** The banner's first line names the address the service listens on. */
-const LISTENING_LINE = /^dueline is listening on http:\/\/\S+:(\d+) /m;
-
-/**
- * PORT=0 lets the service bind a port the kernel chooses, read back from its banner. A port probed
- * free beforehand can be taken before the service binds it (any outgoing connection of a parallel
- * test file may be handed it as its local port), and the service then fails with EADDRINUSE.
- */
+/** With PORT=0: the service binds a port the kernel chooses, read back from its banner. */
 async function startService(dataDir: string): Promise<StartedService> {
   const service = spawnService({ DATA_DIR: dataDir, PORT: '0' });
   const report = () => `stdout:\n${service.stdout()}\nstderr:\n${service.stderr()}`;
@@ -76,15 +70,14 @@ async function startService(dataDir: string): Promise<StartedService> {
     const port = await eventually(
       async () => {
         if (exit) throw new ExitedEarly(exit);
-        const listening = LISTENING_LINE.exec(service.stdout());
-        expect(listening).not.toBeNull();
-        const port = Number(listening![1]);
+        const port = listeningPort(service.stdout());
+        expect(port).not.toBeNull();
         status = await fetch(`http://127.0.0.1:${port}/health/ready`).then(
           (res) => res.status,
           () => null,
         );
         expect(status).toBe(200);
-        return port;
+        return port!;
       },
       { timeoutMs: 60_000, intervalMs: 100, until: (error) => error instanceof ExitedEarly },
     );

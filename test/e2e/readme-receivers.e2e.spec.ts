@@ -28,10 +28,6 @@ function receiverFromReadme(name: string): string {
   return file;
 }
 
-// Below the ephemeral range: a port probed free there can be taken by an outgoing connection
-// before the receiver binds it.
-const freePort = () => unusedListenPort();
-
 async function startReceiver(name: string, env: Record<string, string>, port: number) {
   const child = spawn(process.execPath, [receiverFromReadme(name)], {
     env: { ...process.env, ...env, PORT: String(port) },
@@ -55,7 +51,7 @@ describe('README receivers', () => {
   const children: ChildProcessWithoutNullStreams[] = [];
 
   beforeAll(async () => {
-    apiPort = await freePort();
+    apiPort = await unusedListenPort();
     w = await startExecutionWorld('api,worker,relay', {
       OIDC_ISSUER: `http://127.0.0.1:${apiPort}`,
     });
@@ -82,7 +78,7 @@ describe('README receivers', () => {
     const receiver = await startReceiver(
       'standard-webhooks',
       { SIGNING_SECRET: SECRET },
-      await freePort(),
+      await unusedListenPort(),
     );
     children.push(receiver.child);
     const run = await deliver({ url: receiver.url, signingSecret: SECRET });
@@ -114,7 +110,7 @@ describe('README receivers', () => {
   });
 
   it('JWT: verifies dueline-issued tokens against the JWKS, refuses others', async () => {
-    const port = await freePort();
+    const port = await unusedListenPort();
     const url = `http://127.0.0.1:${port}/`;
     const receiver = await startReceiver(
       'jwt',

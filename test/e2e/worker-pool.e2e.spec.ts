@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { eventually } from '../support/eventually';
 import { gate, HttpSink } from '../support/http-sink';
+import { listeningPort } from '../support/service-banner';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
 /**
@@ -32,13 +33,6 @@ interface Service {
 
 const started: ChildProcessWithoutNullStreams[] = [];
 
-/** The banner's first line names the port the service chose (PORT=0). */
-const LISTENING_LINE = /^dueline is listening on http:\/\/\S+:(\d+) /m;
-
-/**
- * PORT=0: a port probed free beforehand can be handed to another test file's outgoing
- * connection before the service binds it, which then fails with EADDRINUSE.
- */
 async function startService(databaseUrl: string): Promise<Service> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of Object.keys(env)) {
@@ -73,9 +67,9 @@ async function startService(databaseUrl: string): Promise<Service> {
   const port = await eventually(
     () => {
       if (child.exitCode !== null) throw new Error(`exited early:\n${stdout}`);
-      const listening = LISTENING_LINE.exec(stdout);
-      expect(listening).not.toBeNull();
-      return Number(listening![1]);
+      const port = listeningPort(stdout);
+      expect(port).not.toBeNull();
+      return port!;
     },
     { timeoutMs: 90_000, intervalMs: 100 },
   );

@@ -47,7 +47,11 @@ export interface FormationNode {
 /** Distinct free loopback ports below the ephemeral range, for the formation's servers. */
 async function freePorts(count: number): Promise<number[]> {
   const ports = new Set<number>();
-  while (ports.size < count) ports.add(await unusedListenPort());
+  // Two draws of the same port are rare; a bound keeps a broken chooser from spinning.
+  for (let draw = 0; ports.size < count && draw < 10 * count; draw++) {
+    ports.add(await unusedListenPort());
+  }
+  if (ports.size < count) throw new Error(`no ${count} distinct free ports`);
   return [...ports];
 }
 

@@ -219,35 +219,33 @@ describe('run index plans made while the history was empty', () => {
     expect(runRowsRead(budgets)).toBeLessThan(8 * HOLDING);
   });
 
-  it("counts a target's permits from the runs holding them alone, once a batch", async () => {
+  /** `explain`s under a concurrency limit of the flood's target, rolled back after. */
+  const withTargetLimit = async <T>(work: () => Promise<T>): Promise<T> => {
     await client.query('BEGIN');
     try {
       // A concurrency limit: the target's permits are counted (without one they are not).
       await client.query(`UPDATE targets SET max_concurrency = 50 WHERE id = $1`, [targetId]);
-      const budgets = await explain(
-        'new_run_budgets',
-        `('{${tenantId}}', '{${floodScheduleIds.join(',')}}', true)`,
-      );
-      // The tenant's permits, the target's (the one index of permit holders, by tenant and
-      // target) once for the batch's 40 runs of it, and the fleet's backlog: the flood's waiting
-      // runs are not read, nor the holding runs once per run (40 × 10).
-      expect(runRowsRead(budgets)).toBeLessThan(10 * HOLDING);
+      return await work();
     } finally {
       await client.query('ROLLBACK');
     }
+  };
+
+  it("counts a target's permits from the runs holding them alone, once a batch", async () => {
+    const budgets = await withTargetLimit(() =>
+      explain('new_run_budgets', `('{${tenantId}}', '{${floodScheduleIds.join(',')}}', true)`),
+    );
+    // The tenant's permits, the target's (the one index of permit holders, by tenant and target)
+    // once for the batch's 40 runs of it, and the fleet's backlog: the flood's waiting runs are
+    // not read, nor the holding runs once per run (40 × 10).
+    expect(runRowsRead(budgets)).toBeLessThan(10 * HOLDING);
   });
 
   it("admits from the waiting list counting a limited target's permits once", async () => {
-    await client.query('BEGIN');
-    try {
-      await client.query(`UPDATE targets SET max_concurrency = 50 WHERE id = $1`, [targetId]);
-      const admit = await explain('admit', `('${tenantId}', 500, 500, 200)`);
-      // As without a target limit: 40 runs picked and judged, the target's 10 permit holders
-      // counted once (per picked run, 530 rows were read).
-      expect(runRowsRead(admit)).toBeLessThan(300);
-    } finally {
-      await client.query('ROLLBACK');
-    }
+    const admit = await withTargetLimit(() => explain('admit', `('${tenantId}', 500, 500, 200)`));
+    // As without a target limit: 40 runs picked and judged, the target's 10 permit holders
+    // counted once (per picked run, 530 rows were read).
+    expect(runRowsRead(admit)).toBeLessThan(300);
   });
 
   it('finds runs past their start deadline without reading the waiting ones', async () => {
