@@ -56,6 +56,11 @@ export interface PollerConfig {
   batchSize: number;
   /** How far ahead of an instant the batch is prepared (0: only once due). */
   lookaheadMs: number;
+  /**
+   * Entries an instant needs for the crowded-instant lane to prepare it ahead, a batch of
+   * `batchSize` in a transaction of its own (0: no lane; see CrowdedInstantLane).
+   */
+  crowdedInstantEntries: number;
 }
 
 /**
@@ -357,6 +362,7 @@ export function loadConfig(env: Env): AppConfig {
       leaseSeconds: int('POLLER_LEASE_SECONDS', 10, 1, 600),
       batchSize: int('POLLER_BATCH_SIZE', 500, 1, 10000),
       lookaheadMs: int('POLLER_LOOKAHEAD_MS', 100, 0, 1000),
+      crowdedInstantEntries: int('POLLER_CROWDED_INSTANT_ENTRIES', 100, 0, 100_000),
     },
     execution,
     worker,

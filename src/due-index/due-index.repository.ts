@@ -3,8 +3,10 @@ import { SqlRunner, type Tx } from '../database';
 import {
   CLAIM_DUE_ENTRIES,
   CLAIM_FRESHEST_DUE,
+  CLAIM_INSTANT_ENTRIES,
   DELETE_DUE_ENTRIES,
   INSERT_DUE_ENTRIES,
+  NEXT_CROWDED_INSTANT,
   NEXT_DUE_IN_SHARDS,
   REMOVE_DUE_ENTRIES,
   REMOVE_DUE_ENTRIES_OF,
@@ -34,6 +36,30 @@ export interface ClaimedDueBatch {
 }
 
 type ClaimedRow = DueEntryRow & { horizon: Date; horizon_exact: string; transaction_now: Date };
+
+/** An instant not yet due and how many entries share it (see NEXT_CROWDED_INSTANT). */
+export interface CrowdedInstant {
+  /** The instant to the microsecond, as stored. */
+  exact: string;
+  /** The same instant to the millisecond. */
+  at: Date;
+  /** Entries due at it (of the entries the look read). */
+  entries: number;
+  /** Milliseconds until it by the database clock. */
+  inMs: number;
+}
+
+/** Bounds of the crowded-instant look (see NEXT_CROWDED_INSTANT). */
+export interface CrowdedInstantLook {
+  /** How far ahead to look, ms. */
+  withinMs: number;
+  /** Entries an instant needs to count as crowded. */
+  minEntries: number;
+  /** The most entries the look reads. */
+  readLimit: number;
+  /** Instants already being prepared (exact text), left out. */
+  excluding: readonly string[];
+}
 
 export interface DueEntry {
   scheduleId: string;
@@ -122,6 +148,46 @@ export class DueIndexRepository {
         tx,
       ),
     );
+  }
+
+  /**
+   * Locks up to `limit` entries due at exactly `instant` (text to the microsecond), the horizon
+   * the batch commits at: the crowded-instant lane's batch (see CLAIM_INSTANT_ENTRIES).
+   */
+  async claimInstant(
+    tx: Tx,
+    shards: readonly number[],
+    instant: string,
+    limit: number,
+  ): Promise<ClaimedDueBatch> {
+    return claimedBatch(
+      await this.sql.rows<ClaimedRow>(CLAIM_INSTANT_ENTRIES, [shards, instant, limit], tx),
+    );
+  }
+
+  /**
+   * The earliest crowded instant ahead in the given shards, else the earliest instant ahead at
+   * all, or null when none is within reach (see NEXT_CROWDED_INSTANT).
+   */
+  async nextCrowdedInstant(
+    shards: readonly number[],
+    look: CrowdedInstantLook,
+  ): Promise<CrowdedInstant | null> {
+    if (shards.length === 0) return null;
+    const [row] = await this.sql.rows<{
+      due_at: Date;
+      due_at_exact: string;
+      entries: number;
+      wait_ms: number;
+    }>(NEXT_CROWDED_INSTANT, [
+      shards,
+      look.withinMs,
+      look.minEntries,
+      look.readLimit,
+      look.excluding,
+    ]);
+    if (!row) return null;
+    return { exact: row.due_at_exact, at: row.due_at, entries: row.entries, inMs: row.wait_ms };
   }
 
   /**

@@ -77,6 +77,44 @@ export const CLAIM_FRESHEST_DUE = `
    FOR UPDATE OF d SKIP LOCKED`;
 
 /**
+ * The poller's crowded-instant lane: the earliest instant not yet due, within $2 ms by the
+ * database clock, that at least $3 entries of the held shards share, with how many do and how
+ * many ms remain until it; when none does, the earliest instant within $2 ms at all (so the
+ * lane knows whether to look again soon), and no row when no entry is due within $2 ms.
+ * Instants the lane served lately ($5) are left out. Reads at most $4 entries of
+ * due_index_by_instant_idx in instant order (an index-only range scan from now()): a crowd
+ * behind more than $4 earlier entries is found later, closer to its instant, or not at all and
+ * then dispatched by the poller's own rounds as before. $1 shards.
+ */
+export const NEXT_CROWDED_INSTANT = `
+  SELECT w.due_at, w.due_at::text AS due_at_exact, count(*)::int AS entries,
+         (extract(epoch FROM w.due_at - now()) * 1000)::float8 AS wait_ms
+    FROM (SELECT due_at FROM due_index
+           WHERE shard = ANY($1::smallint[]) AND due_at > now()
+             AND due_at <= now() + make_interval(secs => $2::double precision / 1000)
+             AND due_at <> ALL($5::timestamptz[])
+           ORDER BY due_at
+           LIMIT $4) w
+   GROUP BY w.due_at
+   ORDER BY count(*) >= $3 DESC, w.due_at
+   LIMIT 1`;
+
+/**
+ * The crowded-instant lane's batch: up to $3 entries of the held shards due at exactly $2 (text
+ * to the microsecond, as NEXT_CROWDED_INSTANT gave it), locked; that instant is the horizon the
+ * dispatch commits at (see WAIT_UNTIL), so nothing of it is visible before it is due. SKIP
+ * LOCKED: entries of the instant another batch holds are that batch's. One range of
+ * due_index_by_instant_idx (due_at, shard). $1 shards.
+ */
+export const CLAIM_INSTANT_ENTRIES = `
+  SELECT d.shard, d.due_at, d.due_at::text AS due_at_exact, d.schedule_id, d.revision,
+         d.due_at AS horizon, d.due_at::text AS horizon_exact, now() AS transaction_now
+    FROM due_index d
+   WHERE d.shard = ANY($1::smallint[]) AND d.due_at = $2::timestamptz
+   LIMIT $3
+   FOR UPDATE OF d SKIP LOCKED`;
+
+/**
  * Sleeps in the database until its clock reaches $1 and says whether it has: a dispatch
  * prepared ahead commits only after its instant, so no run or job exists before it is due.
  * The subquery (volatile, never flattened) sleeps before the outer clock is read.

@@ -4,6 +4,8 @@ export {
   DueIndexRepository,
   type ClaimedDueBatch,
   type ClaimedDueEntry,
+  type CrowdedInstant,
+  type CrowdedInstantLook,
   type DueEntry,
 } from './due-index.repository';
 export { DueListener, DueNotificationsRepository } from './due-notifications.repository';

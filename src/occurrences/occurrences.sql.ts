@@ -11,9 +11,9 @@
  * Whatever the number of pollers racing, the unique constraint lets one insert win; the others
  * get no row back and publish nothing. The retry and start deadlines run from the planned fire
  * instant (the nominal one without a flexible window), the retry one by the database clock.
- * A run's created_at is when it came to be: the transaction's clock, or its instant when the
- * poller prepared the batch ahead and commits it once the instant is reached (so a run never
- * looks older than its instant). A run takes its schedule's target (per-target flow control
+ * A run's created_at (and admitted_at, when it is created admitted) is when it came to be: the
+ * transaction's clock, or its instant when the poller prepared the batch ahead and commits it
+ * once the instant is reached (so a run never looks older than its instant). A run takes its schedule's target (per-target flow control
  * counts its permits by it). It is born FAILED only when admission found its target disabled
  * (target_gone).
  */
@@ -29,7 +29,7 @@ export const INSERT_OCCURRENCES = `
          o.priority,
          o.fires_at + make_interval(secs => o.start_deadline_seconds),
          o.fires_at,
-         CASE WHEN o.admitted THEN now() END,
+         CASE WHEN o.admitted THEN greatest(now(), o.fires_at) END,
          o.coalesced_count, o.coalesced_first, o.coalesced_last,
          greatest(now(), o.fires_at),
          CASE WHEN o.state IN ('SKIPPED', 'FAILED') THEN greatest(now(), o.fires_at) END,

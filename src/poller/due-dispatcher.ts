@@ -1,8 +1,15 @@
 import { linkTo, SpanKind, startRootSpan, traceparentOf } from '../tracing';
 import { Injectable } from '@nestjs/common';
 import { AdmissionService } from '../admission';
-import { Transactions } from '../database';
-import { DueIndexRepository, type ClaimedDueEntry, type DueEntry } from '../due-index';
+import { Transactions, type Tx } from '../database';
+import {
+  DueIndexRepository,
+  type ClaimedDueBatch,
+  type ClaimedDueEntry,
+  type CrowdedInstant,
+  type CrowdedInstantLook,
+  type DueEntry,
+} from '../due-index';
 import { OccurrencesService } from '../occurrences';
 import { allowsConcurrentRuns, OverlapService } from '../overlap';
 import type { RunReason } from '../run-vocabulary';
@@ -39,6 +46,11 @@ export interface DispatchOptions {
    * claimFresh).
    */
   freshAfter?: string;
+  /**
+   * The crowded-instant lane: take only entries due at exactly this instant (text to the
+   * microsecond) and commit at it (see claimInstant). Lookahead and `after` do not apply.
+   */
+  instant?: string;
   /** Called when the batch is prepared and starts waiting for its instant. */
   onWaiting?: (batch: { instant: string; full: boolean }) => void;
   /** Test hook: runs just before the commit. */
@@ -77,23 +89,7 @@ export class DueDispatcher {
     options: DispatchOptions = {},
   ): Promise<DispatchResult> {
     return this.transactions.run(async (tx) => {
-      const { entries, horizon, transactionNow } =
-        options.freshAfter === undefined
-          ? await this.dueIndex.claimDue(
-              tx,
-              shards,
-              batchSize,
-              options.lookaheadMs ?? 0,
-              options.after ?? null,
-            )
-          : await this.dueIndex.claimFresh(
-              tx,
-              shards,
-              options.freshAfter,
-              batchSize,
-              options.lookaheadMs ?? 0,
-              options.after ?? null,
-            );
+      const { entries, horizon, transactionNow } = await this.claim(tx, shards, batchSize, options);
       // The claim reads the transaction's clock when it takes entries; an empty batch asks.
       const dbNow = transactionNow ?? (await this.clock.transactionNow(tx));
       // Plan as of the instant the batch commits at: the horizon (the database's now() unless
@@ -102,7 +98,9 @@ export class DueDispatcher {
       const result: DispatchResult = {
         entries: entries.length,
         lastDueAtExact:
-          options.freshAfter === undefined ? (entries.at(-1)?.dueAtExact ?? null) : null,
+          options.freshAfter === undefined && options.instant === undefined
+            ? (entries.at(-1)?.dueAtExact ?? null)
+            : null,
         dropped: 0,
         created: [],
         published: 0,
@@ -228,9 +226,34 @@ export class DueDispatcher {
     });
   }
 
+  /** The entries a batch takes: oldest first, the fresh lane's, or one instant's. */
+  private claim(
+    tx: Tx,
+    shards: readonly number[],
+    batchSize: number,
+    options: DispatchOptions,
+  ): Promise<ClaimedDueBatch> {
+    if (options.instant !== undefined) {
+      return this.dueIndex.claimInstant(tx, shards, options.instant, batchSize);
+    }
+    const lookaheadMs = options.lookaheadMs ?? 0;
+    const after = options.after ?? null;
+    return options.freshAfter === undefined
+      ? this.dueIndex.claimDue(tx, shards, batchSize, lookaheadMs, after)
+      : this.dueIndex.claimFresh(tx, shards, options.freshAfter, batchSize, lookaheadMs, after);
+  }
+
   /** The earliest due instant in the given shards (for the wake-up timer). */
   nextDue(shards: readonly number[]): Promise<Date | null> {
     return this.dueIndex.nextDueIn(shards);
+  }
+
+  /** The crowded-instant lane's look ahead (see DueIndexRepository.nextCrowdedInstant). */
+  nextCrowdedInstant(
+    shards: readonly number[],
+    look: CrowdedInstantLook,
+  ): Promise<CrowdedInstant | null> {
+    return this.dueIndex.nextCrowdedInstant(shards, look);
   }
 
   /**

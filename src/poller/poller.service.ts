@@ -18,6 +18,7 @@ import {
 import { Lifecycle } from '../observability';
 import { DueDispatcher, type DispatchResult } from './due-dispatcher';
 import { backlogBatchSize, backlogPauseMs } from './backlog-pause';
+import { CROWDED_WINDOW_MS, CrowdedInstantLane } from './crowded-instant-lane';
 import { FRESH_LANE_BATCH, FreshLane } from './fresh-lane';
 
 /** The longest the poller sleeps without looking at the index (see WAKE_HORIZON_MS). */
@@ -26,6 +27,10 @@ const MAX_IDLE_MS = POLLER_MAX_SLEEP_MS;
 const MAX_WAITING_BATCHES = 3;
 /** Retry pause after a failed round (e.g. the database is away). */
 const ERROR_BACKOFF_MS = 1000;
+/** Entries the crowded-instant lane's look reads at most (see NEXT_CROWDED_INSTANT). */
+const CROWDED_LOOK_READ_LIMIT = 5000;
+/** The crowded-instant lane's least lead over the rounds' own lookahead, ms. */
+const CROWDED_LEAD_MARGIN_MS = 30;
 
 /**
  * The poller role: holds a fair share of the 128 shards by renewable lease, dispatches their due
@@ -44,6 +49,14 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
   private skewMs = 0;
   private readonly listener: DueListener;
   private readonly freshLane: FreshLane;
+  /** Null when POLLER_CROWDED_INSTANT_ENTRIES is 0. */
+  private readonly crowdedLane: CrowdedInstantLane | null;
+  /**
+   * The size of the rounds' next batch when the crowded lane's last batch was a throttled
+   * flood's (see backlogBatchSize): the rounds take what it left in small batches, as after a
+   * batch of their own.
+   */
+  private backlogSizeAfterLane: number | null = null;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -72,12 +85,54 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
       config.poller.lookaheadMs,
       (error) => this.logger.error({ err: errorSummary(error) }, 'poller fresh lane failed'),
     );
+    this.crowdedLane = this.crowdedInstantLane();
+  }
+
+  private crowdedInstantLane(): CrowdedInstantLane | null {
+    const { crowdedInstantEntries, batchSize, lookaheadMs } = this.config.poller;
+    if (crowdedInstantEntries === 0) return null;
+    return new CrowdedInstantLane(
+      {
+        next: (excluding) =>
+          this.dispatcher.nextCrowdedInstant(this.owned, {
+            withinMs: CROWDED_WINDOW_MS,
+            minEntries: crowdedInstantEntries,
+            readLimit: CROWDED_LOOK_READ_LIMIT,
+            excluding,
+          }),
+        serve: async (instant, onWaiting) => {
+          try {
+            const result = await this.dispatcher.dispatch(this.owned, batchSize, {
+              instant,
+              onWaiting: () => onWaiting(),
+            });
+            this.record(result);
+            if (result.entries >= batchSize) {
+              const batch = { created: result.created.length, published: result.published };
+              this.backlogSizeAfterLane = backlogBatchSize(batch, batchSize);
+            }
+            return result;
+          } finally {
+            // What the batch left of its instant (or all of it, if it failed) is due now, and
+            // the rounds looked past it while it was being prepared.
+            this.wakeRounds();
+          }
+        },
+      },
+      {
+        minEntries: crowdedInstantEntries,
+        batchSize,
+        minLeadMs: lookaheadMs + CROWDED_LEAD_MARGIN_MS,
+      },
+      (error) => this.logger.error({ err: errorSummary(error) }, 'poller crowded lane failed'),
+    );
   }
 
   async onApplicationBootstrap(): Promise<void> {
     this.running = true;
     await this.listener.start();
     this.loop = this.run();
+    this.crowdedLane?.start();
     this.lifecycle.emit({ kind: 'role.started', role: 'poller' });
     this.logger.log({ pollerId: this.pollerId }, 'poller started');
   }
@@ -85,7 +140,7 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
   async beforeApplicationShutdown(): Promise<void> {
     this.running = false;
     this.signal();
-    await this.loop;
+    await Promise.all([this.loop, this.crowdedLane?.stop()]);
     await this.listener.stop();
     // Hand the shards over now rather than after the lease runs out.
     await this.leases.releaseAll(this.pollerId, this.owned).catch(() => undefined);
@@ -103,9 +158,14 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   private signal(): void {
+    this.wakeRounds();
+    this.freshLane.wake();
+    this.crowdedLane?.wake();
+  }
+
+  private wakeRounds(): void {
     this.wakeRequested = true;
     this.wake?.();
-    this.freshLane.wake();
   }
 
   private async run(): Promise<void> {
@@ -162,7 +222,8 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
     const waiting = new Set<Promise<void>>();
     let failure: unknown = null;
     let after: string | null = null;
-    let size = this.config.poller.batchSize;
+    let size = this.backlogSizeAfterLane ?? this.config.poller.batchSize;
+    this.backlogSizeAfterLane = null;
     try {
       for (let batches = 0; this.running && batches < 100 && failure === null; batches++) {
         let startedWaiting!: (batch: { instant: string; full: boolean }) => void;
@@ -243,7 +304,11 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
   private async untilNextDue(nextLeaseRound: number): Promise<number> {
     const now = this.clock.nowMs();
     const next = await this.dispatcher.nextDue(this.owned);
-    const dueLocal = next ? next.getTime() + this.skewMs : Infinity;
+    // The instant the crowded lane is preparing is its batch's (locked, so a round would find
+    // nothing to take): its commit wakes the rounds for whatever the batch left of it.
+    const crowded = this.crowdedLane?.preparing ?? null;
+    const lanesOwn = next !== null && crowded !== null && crowded.at.getTime() === next.getTime();
+    const dueLocal = next && !lanesOwn ? next.getTime() + this.skewMs : Infinity;
     this.lifecycle.emit({
       kind: 'due.oldest_age',
       seconds: next && dueLocal < now ? (now - dueLocal) / 1000 : 0,

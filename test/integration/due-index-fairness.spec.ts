@@ -1,30 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { Transactions } from '../../src/database';
 import { DueIndexRepository, SHARD_COUNT } from '../../src/due-index';
 import { eventually } from '../support/eventually';
-import { tenantWithTarget } from '../support/scheduling';
+import { oneTimeSchedulesAt, tenantWithTarget } from '../support/scheduling';
 import { startTestApp, TestApp } from '../support/test-app';
 
 const ALL_SHARDS = Array.from({ length: SHARD_COUNT }, (_, i) => i);
-
-type Make = Awaited<ReturnType<typeof tenantWithTarget>>;
-
-/** Creates `count` one-time schedules of one tenant due at `at`, 1,000 to a batch. */
-async function flood(t: TestApp, make: Make, count: number, at: Date): Promise<void> {
-  for (let done = 0; done < count; done += 1000) {
-    const res = await t.http
-      .post('/schedules/batch')
-      .set('Authorization', `Bearer ${make.tenant.apiKey}`)
-      .send({
-        items: Array.from({ length: Math.min(1000, count - done) }, (_, i) => ({
-          idempotencyKey: randomUUID(),
-          schedule: { name: `f${done + i}`, targetId: make.targetId, runAt: at.toISOString() },
-        })),
-      });
-    expect(res.status).toBe(200);
-  }
-}
 
 async function untilDatabaseClockPasses(db: DataSource, instant: Date): Promise<void> {
   await eventually(
@@ -56,7 +37,7 @@ describe('due index: entries that fall due beside a backlog are served at once',
       const flooding = await tenantWithTarget(t);
       const quiet = await tenantWithTarget(t);
       const floodAt = new Date(Date.now() + 2000);
-      await flood(t, flooding, 800, floodAt);
+      await oneTimeSchedulesAt(t, flooding, 800, floodAt);
       const late = await quiet.createSchedule({
         runAt: new Date(floodAt.getTime() + 500).toISOString(),
       });
@@ -106,7 +87,7 @@ describe('due index: entries that fall due beside a backlog are served at once',
       const flooding = await tenantWithTarget(t);
       const quiet = await tenantWithTarget(t);
       const floodAt = new Date(Date.now() + 1500);
-      await flood(t, flooding, 200, floodAt);
+      await oneTimeSchedulesAt(t, flooding, 200, floodAt);
       const db = t.app.get(DataSource);
       await untilDatabaseClockPasses(db, floodAt);
       const soon = await quiet.createSchedule({
@@ -166,7 +147,7 @@ describe('due index: entries that fall due beside a backlog are served at once',
       });
       const quiet = await tenantWithTarget(t);
       const floodAt = new Date(Date.now() + 4000);
-      await flood(t, flooding, 3000, floodAt);
+      await oneTimeSchedulesAt(t, flooding, 3000, floodAt);
       const late = await quiet.createSchedule({
         runAt: new Date(floodAt.getTime() + 100).toISOString(),
       });

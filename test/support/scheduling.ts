@@ -26,6 +26,27 @@ export async function tenantWithTarget(t: TestApp, quotas: Record<string, number
   return { tenant, targetId: target.body.id as string, createSchedule };
 }
 
+/** Creates `count` one-time schedules of one tenant due at `at` through the API, 1,000 a batch. */
+export async function oneTimeSchedulesAt(
+  t: TestApp,
+  make: Awaited<ReturnType<typeof tenantWithTarget>>,
+  count: number,
+  at: Date,
+): Promise<void> {
+  for (let done = 0; done < count; done += 1000) {
+    const res = await t.http
+      .post('/schedules/batch')
+      .set('Authorization', `Bearer ${make.tenant.apiKey}`)
+      .send({
+        items: Array.from({ length: Math.min(1000, count - done) }, (_, i) => ({
+          idempotencyKey: randomUUID(),
+          schedule: { name: `f${done + i}`, targetId: make.targetId, runAt: at.toISOString() },
+        })),
+      });
+    if (res.status !== 200) throw new Error(`batch creation failed: ${res.status} ${res.text}`);
+  }
+}
+
 /**
  * A schedule that fires every second, as a witness that the poller is working: once the witness
  * has an occurrence at or after an instant, the poller has dispatched everything due before it.

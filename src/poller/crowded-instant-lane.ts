@@ -1,0 +1,151 @@
+import { performance } from 'node:perf_hooks';
+import type { CrowdedInstant } from '../due-index';
+import type { DispatchResult } from './due-dispatcher';
+import { PreparationLead } from './preparation-lead';
+
+/** How far ahead the lane looks for a crowded instant (and the longest lead it takes), ms. */
+export const CROWDED_WINDOW_MS = 1000;
+/** Between looks while entries are due within the window, ms. */
+const LOOK_MS = 100;
+/** Between looks while none is (a NOTIFY about a new entry wakes the lane sooner), ms. */
+const IDLE_LOOK_MS = 250;
+/** After a failed look or batch (the database away): the poller's own rounds go on. */
+const ERROR_PAUSE_MS = 1000;
+/** Instants the lane served lately, left out of its looks (their rest is the poller's). */
+const SERVED_KEPT = 4;
+
+/** What the lane needs of the poller: a look ahead, and a dispatch of one instant's batch. */
+export interface CrowdedInstantDispatch {
+  /**
+   * The earliest instant ahead within CROWDED_WINDOW_MS that the most entries share first
+   * (crowded ones before the rest), `excluding` left out; null when no entry is due within it.
+   */
+  next(excluding: readonly string[]): Promise<CrowdedInstant | null>;
+  /**
+   * One transaction over the entries due at exactly `instant`, committed once the database
+   * clock reaches it; `onWaiting` is called when it is prepared ahead and starts waiting.
+   */
+  serve(instant: string, onWaiting: () => void): Promise<DispatchResult>;
+}
+
+export interface CrowdedInstantSettings {
+  /** Entries an instant needs for the lane to prepare it. */
+  minEntries: number;
+  /**
+   * Entries one batch of the lane takes (the poller's batch size): the rest of a larger instant
+   * is the rounds', which follow a throttled flood's batch with smaller ones as after their own.
+   */
+  batchSize: number;
+  /** The least lead: more than the poller's own lookahead, so the lane's batch comes first. */
+  minLeadMs: number;
+}
+
+/**
+ * The poller's crowded-instant lane. Many schedules firing at one instant (a minute boundary,
+ * a cron second shared by thousands) make a batch that takes a hundred milliseconds or more to
+ * prepare. The poller's own rounds prepare a batch only `POLLER_LOOKAHEAD_MS` ahead, and only
+ * once nothing earlier is due: a steady trickle of other entries before the instant keeps them
+ * busy up to it, so the crowd was prepared after its instant and committed late. The lane looks
+ * ahead instead, and starts the crowd's batch early enough to be ready at the instant (the
+ * PreparationLead, measured on its own batches), in a transaction of its own beside the poller's
+ * rounds; the batch commits only once the database clock reaches the instant, as every batch
+ * prepared ahead does, so nothing is visible early. SKIP LOCKED keeps the lane's entries and the
+ * rounds' disjoint; the rounds do not wait on the lane's instant while it prepares (see
+ * `preparing`): its commit wakes them for whatever its batch left of the instant.
+ *
+ * Its batch takes its tenants' permit locks at admission and holds them to the commit, as any
+ * batch prepared ahead does: another batch of those tenants waits for it, for at most the part
+ * of the lead after admission.
+ */
+export class CrowdedInstantLane {
+  private running = false;
+  private loop: Promise<void> | null = null;
+  private wakeUp: (() => void) | null = null;
+  private current: CrowdedInstant | null = null;
+  private readonly served: string[] = [];
+  private readonly lead: PreparationLead;
+
+  constructor(
+    private readonly dispatch: CrowdedInstantDispatch,
+    private readonly settings: CrowdedInstantSettings,
+    private readonly failed: (error: unknown) => void,
+  ) {
+    this.lead = new PreparationLead(settings.minLeadMs, CROWDED_WINDOW_MS);
+  }
+
+  /** The instant a batch of the lane is preparing or waiting for, until it commits. */
+  get preparing(): CrowdedInstant | null {
+    return this.current;
+  }
+
+  start(): void {
+    this.running = true;
+    this.loop ??= this.run().finally(() => (this.loop = null));
+  }
+
+  /** New entries may be due soon (a NOTIFY): look again now. */
+  wake(): void {
+    this.wakeUp?.();
+  }
+
+  /** Ends the lane after its current batch (which commits at its instant). */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake();
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      try {
+        const next = await this.dispatch.next(this.served);
+        if (!this.running) break;
+        if (next === null) {
+          await this.sleep(IDLE_LOOK_MS);
+          continue;
+        }
+        const entries = Math.min(next.entries, this.settings.batchSize);
+        const leadMs = this.lead.msFor(entries);
+        if (next.entries < this.settings.minEntries || next.inMs > leadMs) {
+          const untilLead = next.entries < this.settings.minEntries ? LOOK_MS : next.inMs - leadMs;
+          await this.sleep(Math.min(untilLead, LOOK_MS));
+          continue;
+        }
+        await this.serve(next);
+      } catch (error) {
+        this.failed(error);
+        await this.sleep(ERROR_PAUSE_MS);
+      }
+    }
+  }
+
+  private async serve(instant: CrowdedInstant): Promise<void> {
+    this.current = instant;
+    const startedAt = performance.now();
+    let preparedMs: number | null = null;
+    try {
+      const result = await this.dispatch.serve(instant.exact, () => {
+        preparedMs = performance.now() - startedAt;
+      });
+      // Not ready by its instant: the whole of it is a lower bound of what preparing took.
+      this.lead.observe(result.entries, preparedMs ?? performance.now() - startedAt);
+    } finally {
+      this.current = null;
+      this.served.push(instant.exact);
+      if (this.served.length > SERVED_KEPT) this.served.shift();
+    }
+  }
+
+  /** Sleeps `ms`, or until wake() or stop(), whichever comes first. */
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        if (this.wakeUp === done) this.wakeUp = null;
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(1, Math.ceil(ms)));
+      this.wakeUp = done;
+    });
+  }
+}
