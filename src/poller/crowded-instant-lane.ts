@@ -23,9 +23,13 @@ export interface CrowdedInstantDispatch {
   next(excluding: readonly string[]): Promise<CrowdedInstant | null>;
   /**
    * One transaction over the entries due at exactly `instant`, committed once the database
-   * clock reaches it; `onWaiting` is called when it is prepared ahead and starts waiting.
+   * clock reaches it: `beforeAdmission` is awaited before its tenants' permit locks are taken,
+   * and `onWaiting` is called when it is prepared ahead and starts waiting.
    */
-  serve(instant: string, onWaiting: () => void): Promise<DispatchResult>;
+  serve(
+    instant: string,
+    hooks: { beforeAdmission: () => Promise<void>; onWaiting: () => void },
+  ): Promise<DispatchResult>;
 }
 
 export interface CrowdedInstantSettings {
@@ -54,8 +58,10 @@ export interface CrowdedInstantSettings {
  * `preparing`): its commit wakes them for whatever its batch left of the instant.
  *
  * Its batch takes its tenants' permit locks at admission and holds them to the commit, as any
- * batch prepared ahead does: another batch of those tenants waits for it, for at most the part
- * of the lead after admission.
+ * batch prepared ahead does: another batch of those tenants (the rounds' next one) waits for
+ * them. So the batch waits before its admission until the part of the lead that admission and
+ * what follows it take (a second PreparationLead, measured the same way), and holds the locks
+ * only for that part, not for the whole lead.
  */
 export class CrowdedInstantLane {
   private running = false;
@@ -64,6 +70,8 @@ export class CrowdedInstantLane {
   private current: CrowdedInstant | null = null;
   private readonly served: string[] = [];
   private readonly lead: PreparationLead;
+  /** The same for the part of a batch from its admission on (which holds the permit locks). */
+  private readonly admissionLead: PreparationLead;
 
   constructor(
     private readonly dispatch: CrowdedInstantDispatch,
@@ -71,6 +79,7 @@ export class CrowdedInstantLane {
     private readonly failed: (error: unknown) => void,
   ) {
     this.lead = new PreparationLead(settings.minLeadMs, CROWDED_WINDOW_MS);
+    this.admissionLead = new PreparationLead(0, CROWDED_WINDOW_MS);
   }
 
   /** The instant a batch of the lane is preparing or waiting for, until it commits. */
@@ -111,7 +120,7 @@ export class CrowdedInstantLane {
           await this.sleep(Math.min(untilLead, LOOK_MS));
           continue;
         }
-        await this.serve(next);
+        await this.serve(next, performance.now() + next.inMs, entries);
       } catch (error) {
         this.failed(error);
         await this.sleep(ERROR_PAUSE_MS);
@@ -119,16 +128,33 @@ export class CrowdedInstantLane {
     }
   }
 
-  private async serve(instant: CrowdedInstant): Promise<void> {
+  /** One batch of `instant`, due at `dueAt` (performance.now() time), of about `entries`. */
+  private async serve(instant: CrowdedInstant, dueAt: number, entries: number): Promise<void> {
     this.current = instant;
     const startedAt = performance.now();
-    let preparedMs: number | null = null;
+    // The batch's own work before admission, and the moment admission began (after the wait).
+    let beforeAdmissionMs: number | null = null;
+    let admittingAt: number | null = null;
+    let preparedAt: number | null = null;
     try {
-      const result = await this.dispatch.serve(instant.exact, () => {
-        preparedMs = performance.now() - startedAt;
+      const result = await this.dispatch.serve(instant.exact, {
+        beforeAdmission: async () => {
+          beforeAdmissionMs = performance.now() - startedAt;
+          const waitMs = dueAt - this.admissionLead.msFor(entries) - performance.now();
+          if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+          admittingAt = performance.now();
+        },
+        onWaiting: () => {
+          preparedAt = performance.now();
+        },
       });
-      // Not ready by its instant: the whole of it is a lower bound of what preparing took.
-      this.lead.observe(result.entries, preparedMs ?? performance.now() - startedAt);
+      // Not ready by its instant: what it took until now is a lower bound.
+      const endedAt = preparedAt ?? performance.now();
+      if (beforeAdmissionMs !== null && admittingAt !== null) {
+        const fromAdmissionMs = endedAt - admittingAt;
+        this.admissionLead.observe(result.entries, fromAdmissionMs);
+        this.lead.observe(result.entries, beforeAdmissionMs + fromAdmissionMs);
+      }
     } finally {
       this.current = null;
       this.served.push(instant.exact);

@@ -53,6 +53,12 @@ export interface DispatchOptions {
   instant?: string;
   /** Called when the batch is prepared and starts waiting for its instant. */
   onWaiting?: (batch: { instant: string; full: boolean }) => void;
+  /**
+   * Awaited just before admission, which takes the batch's tenants' permit locks and holds them
+   * to the commit: a batch prepared long ahead (the crowded-instant lane's) waits here so that
+   * it holds them only for the rest of its preparation, not for the whole lead.
+   */
+  beforeAdmission?: () => Promise<void>;
   /** Test hook: runs just before the commit. */
   beforeCommit?: () => Promise<void>;
 }
@@ -164,6 +170,7 @@ export class DueDispatcher {
       // then held through the wait; only admission queues on them (another batch's, the
       // admitter, a claim of a run that was not admitted), never the claim of an admitted run.
       const ready = planned.filter((o) => o.publish);
+      await options.beforeAdmission?.();
       await this.admission.decideNew(tx, ready);
       for (const run of ready) run.publish = run.admitted === true;
       // Each run's trace starts here (tracing on), linked to the request that created its

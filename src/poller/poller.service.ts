@@ -100,11 +100,12 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
             readLimit: CROWDED_LOOK_READ_LIMIT,
             excluding,
           }),
-        serve: async (instant, onWaiting) => {
+        serve: async (instant, hooks) => {
           try {
             const result = await this.dispatcher.dispatch(this.owned, batchSize, {
               instant,
-              onWaiting: () => onWaiting(),
+              beforeAdmission: hooks.beforeAdmission,
+              onWaiting: () => hooks.onWaiting(),
             });
             this.record(result);
             if (result.entries >= batchSize) {
@@ -114,7 +115,7 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
             return result;
           } finally {
             // What the batch left of its instant (or all of it, if it failed) is due now, and
-            // the rounds looked past it while it was being prepared.
+            // the rounds, which do not wait on the lane's instant, may be asleep.
             this.wakeRounds();
           }
         },

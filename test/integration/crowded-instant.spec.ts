@@ -126,18 +126,23 @@ describe('poller: the crowded-instant lane', () => {
     const dispatcher = t.app.get(DueDispatcher);
     const failures: unknown[] = [];
     let preparedAt: number | null = null;
+    let admittingAt: number | null = null;
     let committed!: () => void;
     const servedOnce = new Promise<void>((resolve) => (committed = resolve));
     const lane = new CrowdedInstantLane(
       {
         next: (excluding) =>
           dispatcher.nextCrowdedInstant(ALL_SHARDS, look({ withinMs: 1000, excluding })),
-        serve: async (instant, onWaiting) => {
+        serve: async (instant, hooks) => {
           const result = await dispatcher.dispatch(ALL_SHARDS, 2000, {
             instant,
+            beforeAdmission: async () => {
+              await hooks.beforeAdmission();
+              admittingAt = Date.now();
+            },
             onWaiting: () => {
               preparedAt = Date.now();
-              onWaiting();
+              hooks.onWaiting();
             },
           });
           committed();
@@ -169,9 +174,11 @@ describe('poller: the crowded-instant lane', () => {
       await watcher;
     }
     expect(failures).toEqual([]);
-    // Ready, and waiting for its instant, before the instant came.
+    // Ready, and waiting for its instant, before the instant came; its tenants' permit locks
+    // taken only near the end of the lead (900 ms), not at its start.
     expect(preparedAt).not.toBeNull();
     expect(preparedAt!).toBeLessThan(crowded.getTime());
+    expect(admittingAt!).toBeGreaterThan(crowded.getTime() - 700);
     // Never visible before it; all of it at once after.
     expect(seen.filter((s) => !s.dueByDbClock).length).toBeGreaterThan(10);
     expect(seen.filter((s) => s.visible > 0 && !s.dueByDbClock)).toEqual([]);

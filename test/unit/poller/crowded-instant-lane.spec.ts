@@ -42,9 +42,10 @@ function scripted(looks: Array<CrowdedInstant | null | Error>) {
       if (look instanceof Error) throw look;
       return look;
     },
-    serve: async (exact, onWaiting) => {
+    serve: async (exact, hooks) => {
       calls.push(`serve ${exact} (preparing ${lane?.preparing?.exact})`);
-      onWaiting();
+      await hooks.beforeAdmission();
+      hooks.onWaiting();
       await released;
       calls.push(`committed ${exact}`);
       return served(500);
