@@ -112,8 +112,9 @@ export class DueIndexRepository {
   /**
    * Locks up to `limit` entries of the given shards for this transaction: those due by the
    * database clock or, with none, those of the next instant if it is within `lookaheadMs`, and
-   * past `after`, an instant another transaction is preparing (see CLAIM_DUE_ENTRIES).
-   * `horizon` is the latest instant the batch may hold.
+   * past `after`, an instant another transaction is preparing, none of `crowded` (the instant
+   * the crowded-instant lane is preparing; see CLAIM_DUE_ENTRIES). `horizon` is the latest
+   * instant the batch may hold.
    */
   async claimDue(
     tx: Tx,
@@ -121,9 +122,14 @@ export class DueIndexRepository {
     limit: number,
     lookaheadMs: number,
     after: string | null = null,
+    crowded: string | null = null,
   ): Promise<ClaimedDueBatch> {
     return claimedBatch(
-      await this.sql.rows<ClaimedRow>(CLAIM_DUE_ENTRIES, [shards, limit, lookaheadMs, after], tx),
+      await this.sql.rows<ClaimedRow>(
+        CLAIM_DUE_ENTRIES,
+        [shards, limit, lookaheadMs, after, crowded],
+        tx,
+      ),
     );
   }
 

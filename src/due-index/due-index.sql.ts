@@ -23,8 +23,12 @@ export const REMOVE_DUE_ENTRIES_OF = `DELETE FROM due_index WHERE schedule_id = 
  * entries, filtered in the index, never their rows. SKIP
  * LOCKED lets pollers that briefly overlap on a shard take disjoint entries. Each row also
  * carries the transaction's now(), which the dispatch would otherwise ask for in a round trip of
- * its own.
- * $1 shards, $2 limit, $3 lookahead ms, $4 instant already being prepared (or null).
+ * its own. With $5 (the instant the crowded-instant lane is preparing), that instant's entries are
+ * all left to the lane, due or not: what its batch leaves of them follows once it has committed,
+ * in batches sized after it (a throttled flood's small ones), not in one the rounds prepared
+ * meanwhile at full size.
+ * $1 shards, $2 limit, $3 lookahead ms, $4 instant already being prepared (or null), $5 the
+ * crowded lane's instant (or null).
  */
 export const CLAIM_DUE_ENTRIES = `
   WITH horizon AS (
@@ -34,12 +38,14 @@ export const CLAIM_DUE_ENTRIES = `
                             WHERE shard = ANY($1::smallint[])
                               AND ($4::timestamptz IS NULL OR due_at <= now()
                                    OR due_at > $4::timestamptz)
+                              AND ($5::timestamptz IS NULL OR due_at <> $5::timestamptz)
                             ORDER BY due_at LIMIT 1))) AS at)
   SELECT d.shard, d.due_at, d.due_at::text AS due_at_exact, d.schedule_id, d.revision,
          h.at AS horizon, h.at::text AS horizon_exact, now() AS transaction_now
     FROM due_index d, horizon h
    WHERE d.shard = ANY($1::smallint[]) AND d.due_at <= (SELECT at FROM horizon)
      AND ($4::timestamptz IS NULL OR d.due_at <= now() OR d.due_at > $4::timestamptz)
+     AND ($5::timestamptz IS NULL OR d.due_at <> $5::timestamptz)
    ORDER BY d.due_at
    LIMIT $2
    FOR UPDATE OF d SKIP LOCKED`;

@@ -38,6 +38,8 @@ export interface DispatchResult {
 export interface DispatchOptions {
   /** Prepare the batch of an instant this far ahead, and commit it at the instant. */
   lookaheadMs?: number;
+  /** The instant the crowded-instant lane is preparing: none of its entries (see claimDue). */
+  crowded?: string | null;
   /** An instant a batch prepared ahead is waiting for: look only past it (see claimDue). */
   after?: string | null;
   /**
@@ -246,7 +248,7 @@ export class DueDispatcher {
     const lookaheadMs = options.lookaheadMs ?? 0;
     const after = options.after ?? null;
     return options.freshAfter === undefined
-      ? this.dueIndex.claimDue(tx, shards, batchSize, lookaheadMs, after)
+      ? this.dueIndex.claimDue(tx, shards, batchSize, lookaheadMs, after, options.crowded ?? null)
       : this.dueIndex.claimFresh(tx, shards, options.freshAfter, batchSize, lookaheadMs, after);
   }
 

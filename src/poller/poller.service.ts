@@ -51,12 +51,6 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
   private readonly freshLane: FreshLane;
   /** Null when POLLER_CROWDED_INSTANT_ENTRIES is 0. */
   private readonly crowdedLane: CrowdedInstantLane | null;
-  /**
-   * The size of the rounds' next batch when the crowded lane's last batch was a throttled
-   * flood's (see backlogBatchSize): the rounds take what it left in small batches, as after a
-   * batch of their own.
-   */
-  private backlogSizeAfterLane: number | null = null;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -100,25 +94,17 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
             readLimit: CROWDED_LOOK_READ_LIMIT,
             excluding,
           }),
-        serve: async (instant, hooks) => {
-          try {
-            const result = await this.dispatcher.dispatch(this.owned, batchSize, {
-              instant,
-              beforeAdmission: hooks.beforeAdmission,
-              onWaiting: () => hooks.onWaiting(),
-            });
-            this.record(result);
-            if (result.entries >= batchSize) {
-              const batch = { created: result.created.length, published: result.published };
-              this.backlogSizeAfterLane = backlogBatchSize(batch, batchSize);
-            }
-            return result;
-          } finally {
-            // What the batch left of its instant (or all of it, if it failed) is due now, and
-            // the rounds, which do not wait on the lane's instant, may be asleep.
-            this.wakeRounds();
-          }
+        serve: async (instant, size, hooks) => {
+          const result = await this.dispatcher.dispatch(this.owned, size, {
+            instant,
+            beforeAdmission: hooks?.beforeAdmission,
+            onWaiting: hooks ? () => hooks.onWaiting() : undefined,
+          });
+          this.record(result);
+          return result;
         },
+        // The rounds left the instant to the lane, and may be asleep: what is due is theirs now.
+        settled: () => this.wakeRounds(),
       },
       {
         minEntries: crowdedInstantEntries,
@@ -223,8 +209,7 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
     const waiting = new Set<Promise<void>>();
     let failure: unknown = null;
     let after: string | null = null;
-    let size = this.backlogSizeAfterLane ?? this.config.poller.batchSize;
-    this.backlogSizeAfterLane = null;
+    let size = this.config.poller.batchSize;
     try {
       for (let batches = 0; this.running && batches < 100 && failure === null; batches++) {
         let startedWaiting!: (batch: { instant: string; full: boolean }) => void;
@@ -235,6 +220,7 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
         const dispatching = this.dispatcher.dispatch(this.owned, size, {
           lookaheadMs: this.config.poller.lookaheadMs,
           after,
+          crowded: this.crowdedLane?.preparing?.exact ?? null,
           onWaiting: (batch) => startedWaiting(batch),
         });
         const outcome = await Promise.race([

@@ -3,6 +3,7 @@ import { Transactions } from '../../src/database';
 import { DueIndexRepository, SHARD_COUNT, type CrowdedInstantLook } from '../../src/due-index';
 import { DueDispatcher, PollerService } from '../../src/poller';
 import { CrowdedInstantLane } from '../../src/poller/crowded-instant-lane';
+import { eventually } from '../support/eventually';
 import { oneTimeSchedulesAt, tenantWithTarget } from '../support/scheduling';
 import { startTestApp, TestApp } from '../support/test-app';
 
@@ -115,6 +116,34 @@ describe('poller: the crowded-instant lane', () => {
     expect(second.horizon).toEqual({ at: crowded, exact });
   });
 
+  it("leaves the lane's instant out of the poller's own batches, due or not", async () => {
+    const make = await tenantWithTarget(t);
+    const before = await instantIn(1000);
+    const crowded = await instantIn(1500);
+    await oneTimeSchedulesAt(t, make, 5, before);
+    await oneTimeSchedulesAt(t, make, 150, crowded);
+    const dueIndex = t.app.get(DueIndexRepository);
+    const transactions = t.app.get(Transactions);
+    const exact = await exactOf(crowded);
+    const claim = (lookaheadMs: number, lanes: string | null) =>
+      transactions.run(async (tx) => {
+        const batch = await dueIndex.claimDue(tx, ALL_SHARDS, 500, lookaheadMs, null, lanes);
+        return batch.entries.map((e) => e.dueAt.getTime());
+      });
+    // Ahead of both instants: the rounds' horizon passes over the lane's.
+    expect(await claim(10_000, exact)).toEqual(Array(5).fill(before.getTime()));
+    await eventually(async () => {
+      const [{ due }] = await db.query(`SELECT clock_timestamp() > $1::timestamptz AS due`, [
+        crowded,
+      ]);
+      expect(due).toBe(true);
+    });
+    // Due now, and still the lane's while it prepares it (the claims above took nothing away:
+    // each only locked its entries until its transaction ended).
+    expect(await claim(0, exact)).toEqual(Array(5).fill(before.getTime()));
+    expect(await claim(0, null)).toHaveLength(155);
+  });
+
   it('prepares a crowded instant ahead and commits it only once the database clock reaches it', async () => {
     // Quotas that admit the whole crowd at its instant.
     const make = await tenantWithTarget(t, {
@@ -133,21 +162,21 @@ describe('poller: the crowded-instant lane', () => {
       {
         next: (excluding) =>
           dispatcher.nextCrowdedInstant(ALL_SHARDS, look({ withinMs: 1000, excluding })),
-        serve: async (instant, hooks) => {
-          const result = await dispatcher.dispatch(ALL_SHARDS, 2000, {
+        serve: async (instant, size, hooks) => {
+          const result = await dispatcher.dispatch(ALL_SHARDS, size, {
             instant,
             beforeAdmission: async () => {
-              await hooks.beforeAdmission();
+              await hooks?.beforeAdmission();
               admittingAt = Date.now();
             },
             onWaiting: () => {
               preparedAt = Date.now();
-              hooks.onWaiting();
+              hooks?.onWaiting();
             },
           });
-          committed();
           return result;
         },
+        settled: () => committed(),
       },
       // A lead far longer than preparing 150 entries takes, even on a busy machine.
       { minEntries: 100, batchSize: 2000, minLeadMs: 900 },

@@ -45,7 +45,7 @@ describe('due index plans: a backlog batch beside a flood', () => {
       await client.query({
         name: 'claim_due',
         text: CLAIM_DUE_ENTRIES,
-        values: [ALL_SHARDS, BATCH, 300, null],
+        values: [ALL_SHARDS, BATCH, 300, null, null],
       });
       await client.query({
         name: 'claim_freshest',
@@ -82,13 +82,13 @@ describe('due index plans: a backlog batch beside a flood', () => {
   });
 
   const explain = (client: Client, shards: readonly number[]): Promise<PlanNode> =>
-    explainExecute(client, `claim_due('{${shards.join(',')}}', ${BATCH}, 300, NULL)`);
+    explainExecute(client, `claim_due('{${shards.join(',')}}', ${BATCH}, 300, NULL, NULL)`);
 
   const claim = async (client: Client, shards: readonly number[]) => {
     const { rows } = await client.query<{ shard: number; due_at: Date }>({
       name: 'claim_due',
       text: CLAIM_DUE_ENTRIES,
-      values: [shards, BATCH, 300, null],
+      values: [shards, BATCH, 300, null, null],
     });
     return rows;
   };
