@@ -1,7 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { CrowdedInstant } from '../due-index';
 import type { DispatchResult } from './due-dispatcher';
-import { backlogBatchSize, backlogPauseMs } from './backlog-pause';
 import { PreparationLead } from './preparation-lead';
 
 /** How far ahead the lane looks for a crowded instant (and the longest lead it takes), ms. */
@@ -12,10 +11,8 @@ const LOOK_MS = 100;
 const IDLE_LOOK_MS = 250;
 /** After a failed look or batch (the database away): the poller's own rounds go on. */
 const ERROR_PAUSE_MS = 1000;
-/** Instants the lane served lately, left out of its looks. */
+/** Instants the lane served lately, left out of its looks (their rest is the poller's). */
 const SERVED_KEPT = 4;
-/** Batches the lane takes of one instant at most; the rounds take what is left after them. */
-const MAX_BATCHES_PER_INSTANT = 1000;
 
 /** What the lane needs of the poller: a look ahead, and a dispatch of one instant's batch. */
 export interface CrowdedInstantDispatch {
@@ -25,28 +22,24 @@ export interface CrowdedInstantDispatch {
    */
   next(excluding: readonly string[]): Promise<CrowdedInstant | null>;
   /**
-   * One transaction over up to `size` entries due at exactly `instant`, committed once the
-   * database clock reaches it: `beforeAdmission` is awaited before its tenants' permit locks are
-   * taken, and `onWaiting` is called when it is prepared ahead and starts waiting.
+   * One transaction over the entries due at exactly `instant`, committed once the database
+   * clock reaches it: `beforeAdmission` is awaited before its tenants' permit locks are taken,
+   * and `onWaiting` is called when it is prepared ahead and starts waiting.
    */
-  serve(instant: string, size: number, hooks?: DispatchHooks): Promise<DispatchResult>;
-  /** The lane has let go of an instant (all of it dispatched, or a batch failed). */
-  settled(): void;
-}
-
-export interface DispatchHooks {
-  beforeAdmission: () => Promise<void>;
-  onWaiting: () => void;
+  serve(
+    instant: string,
+    hooks: { beforeAdmission: () => Promise<void>; onWaiting: () => void },
+  ): Promise<DispatchResult>;
+  /** The lane has let go of an instant (its batch committed or failed): the rest is due. */
+  settled(result: DispatchResult | null): void;
 }
 
 export interface CrowdedInstantSettings {
   /** Entries an instant needs for the lane to prepare it. */
   minEntries: number;
   /**
-   * Entries one batch of the lane takes (the poller's batch size). The rest of a larger instant
-   * follows in the lane's next batches once the instant is due, paced as the rounds pace a
-   * backlog (a throttled flood's in small batches with pauses, see backlog-pause.ts); the
-   * rounds leave the instant to the lane until it is done.
+   * Entries one batch of the lane takes (the poller's batch size): the rest of a larger instant
+   * is the rounds', which follow a throttled flood's batch with smaller ones as after their own.
    */
   batchSize: number;
   /** The least lead: more than the poller's own lookahead, so the lane's batch comes first. */
@@ -62,9 +55,9 @@ export interface CrowdedInstantSettings {
  * ahead instead, and starts the crowd's batch early enough to be ready at the instant (the
  * PreparationLead, measured on its own batches), in a transaction of its own beside the poller's
  * rounds; the batch commits only once the database clock reaches the instant, as every batch
- * prepared ahead does, so nothing is visible early. What one batch cannot hold of the instant
- * the lane takes next, batch by batch (paced as the rounds pace a backlog). The rounds leave the
- * lane's instant alone while it holds it (see `preparing`) and look again when it lets go.
+ * prepared ahead does, so nothing is visible early. SKIP LOCKED keeps the lane's entries and the
+ * rounds' disjoint, and the rounds leave the lane's instant alone while it prepares it (see
+ * `preparing`); once it lets go, they take what its batch left of the instant.
  *
  * Its batch takes its tenants' permit locks at admission and holds them to the commit, as any
  * batch prepared ahead does: another batch of those tenants (the rounds' next one) waits for
@@ -106,7 +99,7 @@ export class CrowdedInstantLane {
     this.wakeUp?.();
   }
 
-  /** Ends the lane after its current batch (which commits at its instant); the rounds take the rest. */
+  /** Ends the lane after its current batch (which commits at its instant). */
   async stop(): Promise<void> {
     this.running = false;
     this.wake();
@@ -129,7 +122,7 @@ export class CrowdedInstantLane {
           await this.sleep(Math.min(untilLead, LOOK_MS));
           continue;
         }
-        await this.drain(next, performance.now() + next.inMs, entries);
+        await this.serve(next, performance.now() + next.inMs, entries);
       } catch (error) {
         this.failed(error);
         await this.sleep(ERROR_PAUSE_MS);
@@ -137,65 +130,40 @@ export class CrowdedInstantLane {
     }
   }
 
-  /**
-   * All of `instant` (due at `dueAt`, performance.now() time): its first batch of about
-   * `entries` prepared ahead, the rest after it, batch by batch, until a batch is not full.
-   */
-  private async drain(instant: CrowdedInstant, dueAt: number, entries: number): Promise<void> {
+  /** One batch of `instant`, due at `dueAt` (performance.now() time), of about `entries`. */
+  private async serve(instant: CrowdedInstant, dueAt: number, entries: number): Promise<void> {
     this.current = instant;
-    try {
-      let result = await this.first(instant, dueAt, entries);
-      let size = this.settings.batchSize;
-      for (let batches = 1; this.running && result.entries >= size; batches++) {
-        if (batches >= MAX_BATCHES_PER_INSTANT) break; // the rounds take the rest once let go
-        const batch = { created: result.created.length, published: result.published };
-        const pauseMs = backlogPauseMs(batch, result.tookMs);
-        size = backlogBatchSize(batch, this.settings.batchSize);
-        // A plain timer, as the rounds' pause: a NOTIFY must not cut the room it makes short.
-        if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
-        const startedAt = performance.now();
-        const next = await this.dispatch.serve(instant.exact, size);
-        result = { ...next, tookMs: performance.now() - startedAt };
-      }
-    } finally {
-      this.current = null;
-      this.served.push(instant.exact);
-      if (this.served.length > SERVED_KEPT) this.served.shift();
-      this.dispatch.settled();
-    }
-  }
-
-  /** The instant's first batch, prepared ahead; its timings teach the leads. */
-  private async first(
-    instant: CrowdedInstant,
-    dueAt: number,
-    entries: number,
-  ): Promise<DispatchResult & { tookMs: number }> {
     const startedAt = performance.now();
     // The batch's own work before admission, and the moment admission began (after the wait).
     let beforeAdmissionMs: number | null = null;
     let admittingAt: number | null = null;
     let preparedAt: number | null = null;
-    const result = await this.dispatch.serve(instant.exact, this.settings.batchSize, {
-      beforeAdmission: async () => {
-        beforeAdmissionMs = performance.now() - startedAt;
-        const waitMs = dueAt - this.admissionLead.msFor(entries) - performance.now();
-        if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
-        admittingAt = performance.now();
-      },
-      onWaiting: () => {
-        preparedAt = performance.now();
-      },
-    });
-    // Not ready by its instant: what it took until now is a lower bound.
-    const endedAt = preparedAt ?? performance.now();
-    if (beforeAdmissionMs !== null && admittingAt !== null) {
-      const fromAdmissionMs = endedAt - admittingAt;
-      this.admissionLead.observe(result.entries, fromAdmissionMs);
-      this.lead.observe(result.entries, beforeAdmissionMs + fromAdmissionMs);
-      return { ...result, tookMs: beforeAdmissionMs + fromAdmissionMs };
+    let result: DispatchResult | null = null;
+    try {
+      result = await this.dispatch.serve(instant.exact, {
+        beforeAdmission: async () => {
+          beforeAdmissionMs = performance.now() - startedAt;
+          const waitMs = dueAt - this.admissionLead.msFor(entries) - performance.now();
+          if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+          admittingAt = performance.now();
+        },
+        onWaiting: () => {
+          preparedAt = performance.now();
+        },
+      });
+      // Not ready by its instant: what it took until now is a lower bound.
+      const endedAt = preparedAt ?? performance.now();
+      if (beforeAdmissionMs !== null && admittingAt !== null) {
+        const fromAdmissionMs = endedAt - admittingAt;
+        this.admissionLead.observe(result.entries, fromAdmissionMs);
+        this.lead.observe(result.entries, beforeAdmissionMs + fromAdmissionMs);
+      }
+    } finally {
+      this.current = null;
+      this.served.push(instant.exact);
+      if (this.served.length > SERVED_KEPT) this.served.shift();
+      this.dispatch.settled(result);
     }
-    return { ...result, tookMs: endedAt - startedAt };
   }
 
   /** Sleeps `ms`, or until wake() or stop(), whichever comes first. */

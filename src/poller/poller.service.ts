@@ -51,6 +51,12 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
   private readonly freshLane: FreshLane;
   /** Null when POLLER_CROWDED_INSTANT_ENTRIES is 0. */
   private readonly crowdedLane: CrowdedInstantLane | null;
+  /**
+   * The size of the rounds' next batch that takes entries, when the crowded lane's last batch
+   * was a full one of a throttled flood (see backlogBatchSize): the rounds take what it left in
+   * small batches, as after a batch of their own.
+   */
+  private backlogSizeAfterLane: number | null = null;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -94,17 +100,24 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
             readLimit: CROWDED_LOOK_READ_LIMIT,
             excluding,
           }),
-        serve: async (instant, size, hooks) => {
-          const result = await this.dispatcher.dispatch(this.owned, size, {
+        serve: async (instant, hooks) => {
+          const result = await this.dispatcher.dispatch(this.owned, batchSize, {
             instant,
-            beforeAdmission: hooks?.beforeAdmission,
-            onWaiting: hooks ? () => hooks.onWaiting() : undefined,
+            beforeAdmission: hooks.beforeAdmission,
+            onWaiting: () => hooks.onWaiting(),
           });
           this.record(result);
           return result;
         },
-        // The rounds left the instant to the lane, and may be asleep: what is due is theirs now.
-        settled: () => this.wakeRounds(),
+        settled: (result) => {
+          if (result && result.entries >= batchSize) {
+            const batch = { created: result.created.length, published: result.published };
+            this.backlogSizeAfterLane = backlogBatchSize(batch, batchSize);
+          }
+          // What the batch left of its instant (or all of it, if it failed) is due now, and the
+          // rounds, which left that instant to the lane, may be asleep.
+          this.wakeRounds();
+        },
       },
       {
         minEntries: crowdedInstantEntries,
@@ -209,7 +222,7 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
     const waiting = new Set<Promise<void>>();
     let failure: unknown = null;
     let after: string | null = null;
-    let size = this.config.poller.batchSize;
+    let size = this.backlogSizeAfterLane ?? this.config.poller.batchSize;
     try {
       for (let batches = 0; this.running && batches < 100 && failure === null; batches++) {
         let startedWaiting!: (batch: { instant: string; full: boolean }) => void;
@@ -229,10 +242,12 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
         ]);
         if (outcome.result) {
           this.record(outcome.result);
+          if (outcome.result.entries > 0) this.backlogSizeAfterLane = null;
           if (outcome.result.entries < size) return;
           size = await this.paceBacklog(outcome.result, performance.now() - startedAt);
           continue;
         }
+        this.backlogSizeAfterLane = null; // prepared ahead: it took entries
         if (outcome.ahead.full) {
           // More entries of the same instant remain: they follow once this batch has committed.
           const result = await dispatching;

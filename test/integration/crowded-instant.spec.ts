@@ -162,8 +162,8 @@ describe('poller: the crowded-instant lane', () => {
       {
         next: (excluding) =>
           dispatcher.nextCrowdedInstant(ALL_SHARDS, look({ withinMs: 1000, excluding })),
-        serve: async (instant, size, hooks) => {
-          const result = await dispatcher.dispatch(ALL_SHARDS, size, {
+        serve: async (instant, hooks) => {
+          const result = await dispatcher.dispatch(ALL_SHARDS, 2000, {
             instant,
             beforeAdmission: async () => {
               await hooks?.beforeAdmission();

@@ -7,17 +7,12 @@ import {
 
 const SETTINGS = { minEntries: 100, batchSize: 2000, minLeadMs: 130 };
 
-/** A batch's result: `entries` taken, `published` of them admitted. */
-const served = (entries: number, published = entries): DispatchResult => ({
+const served = (entries: number): DispatchResult => ({
   entries,
   lastDueAtExact: null,
   dropped: 0,
-  created: Array.from({ length: entries }, () => ({
-    state: 'QUEUED',
-    reason: null,
-    scheduledAt: new Date(0),
-  })),
-  published,
+  created: [],
+  published: 0,
   now: new Date(0),
 });
 
@@ -28,11 +23,8 @@ const instant = (exact: string, entries: number, inMs: number): CrowdedInstant =
   inMs,
 });
 
-/**
- * A dispatch that answers the lane's looks from a script and records what it asked; its batches
- * answer from `batches` (one of 500, all admitted, once that runs out).
- */
-function scripted(looks: Array<CrowdedInstant | null | Error>, batches: DispatchResult[] = []) {
+/** A dispatch that answers the lane's looks from a script and records what it asked. */
+function scripted(looks: Array<CrowdedInstant | null | Error>) {
   const calls: string[] = [];
   let lookedAll!: () => void;
   const done = new Promise<void>((resolve) => (lookedAll = resolve));
@@ -50,17 +42,15 @@ function scripted(looks: Array<CrowdedInstant | null | Error>, batches: Dispatch
       if (look instanceof Error) throw look;
       return look;
     },
-    serve: async (exact, size, hooks) => {
-      calls.push(`serve ${exact} ${size} (preparing ${lane?.preparing?.exact})`);
-      if (hooks) {
-        await hooks.beforeAdmission();
-        hooks.onWaiting();
-      }
+    serve: async (exact, hooks) => {
+      calls.push(`serve ${exact} (preparing ${lane?.preparing?.exact})`);
+      await hooks.beforeAdmission();
+      hooks.onWaiting();
       await released;
       calls.push(`committed ${exact}`);
-      return batches.shift() ?? served(500);
+      return served(500);
     },
-    settled: () => calls.push('settled'),
+    settled: (result) => calls.push(`settled ${result?.entries ?? 'failed'}`),
   };
   return { calls, dispatch, done, release, attach: (l: CrowdedInstantLane) => (lane = l) };
 }
@@ -79,10 +69,10 @@ describe('CrowdedInstantLane', () => {
     expect(s.calls).toEqual([
       'look',
       'look',
-      'serve i1 2000 (preparing i1)',
+      'serve i1 (preparing i1)',
       'committed i1',
-      'settled',
-      // i1 is done: the lane looks past it.
+      'settled 500',
+      // What the batch left of i1 is the rounds': the lane looks past it.
       'look past i1',
     ]);
     expect(lane.preparing).toBeNull();
@@ -100,9 +90,9 @@ describe('CrowdedInstantLane', () => {
     expect(s.calls).toEqual([
       'look',
       'look',
-      'serve i2 2000 (preparing i2)',
+      'serve i2 (preparing i2)',
       'committed i2',
-      'settled',
+      'settled 500',
       'look past i2',
     ]);
   });
@@ -131,30 +121,6 @@ describe('CrowdedInstantLane', () => {
     expect(stopped).toBe(false);
     s.release();
     await stopping;
-    expect(s.calls).toEqual(['look', 'serve i1 2000 (preparing i1)', 'committed i1', 'settled']);
-  });
-
-  it("takes the rest of a crowd after its first batch, a throttled flood's in small batches", async () => {
-    // A first batch of 500 that admitted one run (a throttled flood), then two small ones.
-    const s = scripted([instant('i1', 5000, 10)], [served(500, 1), served(100, 0), served(40, 0)]);
-    const lane = new CrowdedInstantLane(s.dispatch, { ...SETTINGS, batchSize: 500 }, () => {
-      throw new Error('no failure expected');
-    });
-    s.attach(lane);
-    s.release();
-    lane.start();
-    await s.done;
-    await lane.stop();
-    expect(s.calls).toEqual([
-      'look',
-      'serve i1 500 (preparing i1)',
-      'committed i1',
-      'serve i1 100 (preparing i1)',
-      'committed i1',
-      'serve i1 100 (preparing i1)',
-      'committed i1',
-      'settled',
-      'look past i1',
-    ]);
+    expect(s.calls).toEqual(['look', 'serve i1 (preparing i1)', 'committed i1', 'settled 500']);
   });
 });
