@@ -55,17 +55,24 @@ function scripted(looks: Array<CrowdedInstant | null | Error>) {
   return { calls, dispatch, done, release, attach: (l: CrowdedInstantLane) => (lane = l) };
 }
 
+/** Runs a lane over a script whose batches commit at once, until it has looked at all of it. */
+async function runThrough(s: ReturnType<typeof scripted>): Promise<unknown[]> {
+  const failures: unknown[] = [];
+  const lane = new CrowdedInstantLane(s.dispatch, SETTINGS, (e) => failures.push(e));
+  s.attach(lane);
+  s.release();
+  lane.start();
+  await s.done;
+  await lane.stop();
+  expect(lane.preparing).toBeNull();
+  return failures;
+}
+
 describe('CrowdedInstantLane', () => {
   it('prepares a crowded instant once it is within the lead, and never twice', async () => {
     // Far ahead first (looked at again later), then within the lead.
     const s = scripted([instant('i1', 500, 900), instant('i1', 500, 100)]);
-    const failures: unknown[] = [];
-    const lane = new CrowdedInstantLane(s.dispatch, SETTINGS, (e) => failures.push(e));
-    s.attach(lane);
-    s.release();
-    lane.start();
-    await s.done;
-    await lane.stop();
+    const failures = await runThrough(s);
     expect(s.calls).toEqual([
       'look',
       'look',
@@ -75,18 +82,12 @@ describe('CrowdedInstantLane', () => {
       // What the batch left of i1 is the rounds': the lane looks past it.
       'look past i1',
     ]);
-    expect(lane.preparing).toBeNull();
     expect(failures).toEqual([]);
   });
 
   it('leaves an instant too few entries share to the rounds', async () => {
     const s = scripted([instant('i1', 99, 10), instant('i2', 100, 10)]);
-    const lane = new CrowdedInstantLane(s.dispatch, SETTINGS, () => undefined);
-    s.attach(lane);
-    s.release();
-    lane.start();
-    await s.done;
-    await lane.stop();
+    expect(await runThrough(s)).toEqual([]);
     expect(s.calls).toEqual([
       'look',
       'look',
