@@ -306,8 +306,8 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
   private async untilNextDue(nextLeaseRound: number): Promise<number> {
     const now = this.clock.nowMs();
     const next = await this.dispatcher.nextDue(this.owned);
-    // The instant the crowded lane is preparing is its batch's (locked, so a round would find
-    // nothing to take): its commit wakes the rounds for whatever the batch left of it.
+    // The instant the crowded lane is preparing is left out of the rounds' batches while the
+    // lane holds it: the lane wakes the rounds when it lets go, for whatever its batch left.
     const crowded = this.crowdedLane?.preparing ?? null;
     const lanesOwn = next !== null && crowded !== null && crowded.at.getTime() === next.getTime();
     const dueLocal = next && !lanesOwn ? next.getTime() + this.skewMs : Infinity;
