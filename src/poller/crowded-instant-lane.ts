@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { CrowdedInstant } from '../due-index';
 import type { DispatchResult } from './due-dispatcher';
 import { PreparationLead } from './preparation-lead';
+import { WakeableSleep } from './wakeable-sleep';
 
 /** How far ahead the lane looks for a crowded instant (and the longest lead it takes), ms. */
 export const CROWDED_WINDOW_MS = 1000;
@@ -68,7 +69,7 @@ export interface CrowdedInstantSettings {
 export class CrowdedInstantLane {
   private running = false;
   private loop: Promise<void> | null = null;
-  private wakeUp: (() => void) | null = null;
+  private readonly pause = new WakeableSleep();
   private current: CrowdedInstant | null = null;
   private readonly served: string[] = [];
   private readonly lead: PreparationLead;
@@ -96,7 +97,7 @@ export class CrowdedInstantLane {
 
   /** New entries may be due soon (a NOTIFY): look again now. */
   wake(): void {
-    this.wakeUp?.();
+    this.pause.wake();
   }
 
   /** Ends the lane after its current batch (which commits at its instant). */
@@ -112,20 +113,20 @@ export class CrowdedInstantLane {
         const next = await this.dispatch.next(this.served);
         if (!this.running) break;
         if (next === null) {
-          await this.sleep(IDLE_LOOK_MS);
+          await this.pause.sleep(IDLE_LOOK_MS);
           continue;
         }
         const entries = Math.min(next.entries, this.settings.batchSize);
         const leadMs = this.lead.msFor(entries);
         if (next.entries < this.settings.minEntries || next.inMs > leadMs) {
           const untilLead = next.entries < this.settings.minEntries ? LOOK_MS : next.inMs - leadMs;
-          await this.sleep(Math.min(untilLead, LOOK_MS));
+          await this.pause.sleep(Math.min(untilLead, LOOK_MS));
           continue;
         }
         await this.serve(next, performance.now() + next.inMs, entries);
       } catch (error) {
         this.failed(error);
-        await this.sleep(ERROR_PAUSE_MS);
+        await this.pause.sleep(ERROR_PAUSE_MS);
       }
     }
   }
@@ -164,18 +165,5 @@ export class CrowdedInstantLane {
       if (this.served.length > SERVED_KEPT) this.served.shift();
       this.dispatch.settled(result);
     }
-  }
-
-  /** Sleeps `ms`, or until wake() or stop(), whichever comes first. */
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        if (this.wakeUp === done) this.wakeUp = null;
-        resolve();
-      };
-      const timer = setTimeout(done, Math.max(1, Math.ceil(ms)));
-      this.wakeUp = done;
-    });
   }
 }

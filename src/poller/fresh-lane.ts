@@ -1,4 +1,5 @@
 import type { DispatchResult } from './due-dispatcher';
+import { WakeableSleep } from './wakeable-sleep';
 
 /** Fresh entries one transaction of the lane takes: small, so it commits in a few ms. */
 export const FRESH_LANE_BATCH = 100;
@@ -53,7 +54,7 @@ export class FreshLane {
   /** The latest instant the backlog's batches took: the lane serves what is due after it. */
   private floor: string | null = null;
   private loop: Promise<void> | null = null;
-  private wakeUp: (() => void) | null = null;
+  private readonly pause = new WakeableSleep();
 
   constructor(
     private readonly dispatch: FreshLaneDispatch,
@@ -69,7 +70,7 @@ export class FreshLane {
 
   /** New entries may be due soon (a NOTIFY): look again now. */
   wake(): void {
-    this.wakeUp?.();
+    this.pause.wake();
   }
 
   /** The backlog is drained (or the poller stops): the lane ends after its current round. */
@@ -91,7 +92,7 @@ export class FreshLane {
         if (this.floor === null) break;
         if (inMs === null || inMs > this.lookaheadMs) {
           const untilReach = inMs === null ? FRESH_LANE_MAX_SLEEP_MS : inMs - this.lookaheadMs;
-          await this.sleep(Math.min(untilReach, FRESH_LANE_MAX_SLEEP_MS));
+          await this.pause.sleep(Math.min(untilReach, FRESH_LANE_MAX_SLEEP_MS));
           continue;
         }
         let startedWaiting!: (batch: { instant: string; full: boolean }) => void;
@@ -104,7 +105,7 @@ export class FreshLane {
           ahead.then((batch) => ({ result: null, batch })),
         ]);
         if (outcome.result) {
-          if (outcome.result.entries === 0) await this.sleep(FRESH_LANE_LOCKED_PAUSE_MS);
+          if (outcome.result.entries === 0) await this.pause.sleep(FRESH_LANE_LOCKED_PAUSE_MS);
           continue;
         }
         if (outcome.batch.full) {
@@ -134,18 +135,5 @@ export class FreshLane {
     await Promise.all(waiting);
     // Its entries stay due; the backlog's next full batch starts the lane again.
     if (failure !== null) this.failed(failure);
-  }
-
-  /** Sleeps `ms`, or until wake() or stop(), whichever comes first. */
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        if (this.wakeUp === done) this.wakeUp = null;
-        resolve();
-      };
-      const timer = setTimeout(done, Math.max(1, Math.ceil(ms)));
-      this.wakeUp = done;
-    });
   }
 }

@@ -118,8 +118,9 @@ describe('poller: the crowded-instant lane', () => {
 
   it("leaves the lane's instant out of the poller's own batches, due or not", async () => {
     const make = await tenantWithTarget(t);
-    const before = await instantIn(1000);
-    const crowded = await instantIn(1500);
+    // Far enough ahead that creating the schedules on a busy machine does not reach them.
+    const before = await instantIn(2500);
+    const crowded = await instantIn(3000);
     await oneTimeSchedulesAt(t, make, 5, before);
     await oneTimeSchedulesAt(t, make, 150, crowded);
     const dueIndex = t.app.get(DueIndexRepository);
@@ -150,7 +151,7 @@ describe('poller: the crowded-instant lane', () => {
       dispatchRatePerSecond: 10_000,
       maxConcurrentRuns: 10_000,
     });
-    const crowded = await instantIn(2500);
+    const crowded = await instantIn(4000);
     await oneTimeSchedulesAt(t, make, 150, crowded);
     const dispatcher = t.app.get(DueDispatcher);
     const failures: unknown[] = [];

@@ -1,20 +1,11 @@
 import type { CrowdedInstant } from '../../../src/due-index';
-import type { DispatchResult } from '../../../src/poller';
 import {
   CrowdedInstantLane,
   type CrowdedInstantDispatch,
 } from '../../../src/poller/crowded-instant-lane';
+import { servedBatch } from '../../support/dispatch-results';
 
 const SETTINGS = { minEntries: 100, batchSize: 2000, minLeadMs: 130 };
-
-const served = (entries: number): DispatchResult => ({
-  entries,
-  lastDueAtExact: null,
-  dropped: 0,
-  created: [],
-  published: 0,
-  now: new Date(0),
-});
 
 const instant = (exact: string, entries: number, inMs: number): CrowdedInstant => ({
   exact,
@@ -48,7 +39,7 @@ function scripted(looks: Array<CrowdedInstant | null | Error>) {
       hooks.onWaiting();
       await released;
       calls.push(`committed ${exact}`);
-      return served(500);
+      return servedBatch(500);
     },
     settled: (result) => calls.push(`settled ${result?.entries ?? 'failed'}`),
   };

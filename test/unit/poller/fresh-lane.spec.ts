@@ -1,16 +1,7 @@
-import type { DispatchResult } from '../../../src/poller';
 import { FreshLane, type FreshLaneDispatch } from '../../../src/poller/fresh-lane';
+import { servedBatch } from '../../support/dispatch-results';
 
 const LOOKAHEAD_MS = 100;
-
-const served = (entries: number): DispatchResult => ({
-  entries,
-  lastDueAtExact: null,
-  dropped: 0,
-  created: [],
-  published: 0,
-  now: new Date(0),
-});
 
 /** How one serve behaves: answers at once, or waits for an instant until released. */
 type Serving = { entries: number } | { waitsFor: string; full?: boolean; release: Promise<void> };
@@ -29,11 +20,11 @@ function scripted(looks: Array<number | null>, servings: Serving[] = []) {
     serve: async (after, prepared, onWaiting) => {
       calls.push(`serve ${after}${prepared ? ` past ${prepared}` : ''}`);
       const serving = servings.shift() ?? { entries: 1 };
-      if ('entries' in serving) return served(serving.entries);
+      if ('entries' in serving) return servedBatch(serving.entries);
       onWaiting({ instant: serving.waitsFor, full: serving.full ?? false });
       await serving.release;
       calls.push(`committed ${serving.waitsFor}`);
-      return served(1);
+      return servedBatch(1);
     },
   };
   return { calls, dispatch, done };
@@ -159,7 +150,7 @@ describe('FreshLane', () => {
           if (looks === 1) throw new Error('database away');
           return null;
         },
-        serve: async () => served(0),
+        serve: async () => servedBatch(0),
       },
       LOOKAHEAD_MS,
       (e) => failures.push(e),
