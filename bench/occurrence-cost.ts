@@ -4,6 +4,7 @@ import { costBetween, type CostReading, type OccurrenceCost } from './cost-arith
 import type { PgServer } from './postgres';
 import { postgresCpuSeconds } from './proc-stats';
 import type { Receipt } from './sink';
+import { describeWalShares, walBreakdown, walPosition } from './wal-breakdown';
 
 /** The tables (partition roots) whose rows are the run history. */
 const HISTORY_TABLES = ['occurrences', 'attempts'];
@@ -69,6 +70,8 @@ export type RoundTripSource = () => Promise<number | null>;
 export class OccurrenceCostMeter {
   private first: CostReading | null = null;
   private startedAt = 0;
+  /** Where the window's WAL starts, kept for the breakdown (BENCH_COST_DEBUG only). */
+  private walFrom: string | null = null;
 
   constructor(
     private readonly pg: PgServer,
@@ -79,16 +82,36 @@ export class OccurrenceCostMeter {
   async start(): Promise<void> {
     this.startedAt = performance.now();
     this.first = await this.read();
+    if (process.env.BENCH_COST_DEBUG) this.walFrom = await this.walPosition();
   }
 
   async stop(runs: number, serviceCpuSeconds: number | null): Promise<OccurrenceCost> {
     if (!this.first) throw new Error('OccurrenceCostMeter.stop() before start()');
     const last = await this.read();
+    if (this.walFrom) {
+      const shares = await walBreakdown(
+        this.database.url,
+        this.walFrom,
+        await this.walPosition(),
+        runs,
+      );
+      if (shares) for (const line of describeWalShares(shares)) console.log(line);
+    }
     return costBetween(this.first, last, {
       runs,
       seconds: Math.round((performance.now() - this.startedAt) / 100) / 10,
       serviceCpuSeconds,
     });
+  }
+
+  private async walPosition(): Promise<string> {
+    const admin = new Client({ connectionString: this.pg.url });
+    await admin.connect();
+    try {
+      return await walPosition(admin);
+    } finally {
+      await admin.end();
+    }
   }
 
   async read(): Promise<CostReading> {
