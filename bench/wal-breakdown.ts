@@ -5,8 +5,10 @@ import { Client } from 'pg';
  * (pg_walinspect's pg_get_wal_block_info, PostgreSQL 16+), each block's record and full-page
  * image attributed to the table it touched, partitions and their indexes counted under their
  * roots (occurrences_p20261205_0000_pkey is `occurrences_pkey`'s). A record is counted once, at
- * its first block; its other blocks add only their full-page images. Reads the window's WAL
- * again, so it runs after the window, on request (BENCH_COST_DEBUG), never inside one.
+ * its first block; its other blocks add only their full-page images. Records that touch no block
+ * (commits, for one) are not in that view, so the shares add up to a little less than the WAL
+ * the cost line reports. Reads the window's WAL again, so it runs after the window, on request
+ * (BENCH_COST_DEBUG), never inside one.
  */
 const WAL_BY_TABLE = `
   WITH blocks AS (
@@ -69,7 +71,8 @@ export async function walBreakdown(
       recordsPerRun: per(r.records),
       bytesPerRun: per(r.bytes),
     }));
-  } catch {
+  } catch (error) {
+    console.log(`    WAL breakdown unavailable: ${(error as Error).message}`);
     return null;
   } finally {
     await client.end();
