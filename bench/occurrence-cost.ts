@@ -4,7 +4,7 @@ import { costBetween, type CostReading, type OccurrenceCost } from './cost-arith
 import type { PgServer } from './postgres';
 import { postgresCpuSeconds } from './proc-stats';
 import type { Receipt } from './sink';
-import { describeWalShares, walBreakdown, walPosition } from './wal-breakdown';
+import { describeWalShares, walBreakdown } from './wal-breakdown';
 
 /** The tables (partition roots) whose rows are the run history. */
 const HISTORY_TABLES = ['occurrences', 'attempts'];
@@ -27,6 +27,7 @@ const RELATION_BYTES = `
 
 const WAL = `
   SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::float8 AS lsn,
+         pg_current_wal_lsn()::text AS position,
          (SELECT wal_records::float8 FROM pg_stat_wal) AS records,
          (SELECT wal_fpi::float8 FROM pg_stat_wal) AS fpi`;
 
@@ -58,6 +59,11 @@ const TOP_STATEMENTS = `
 /** Where the round trips of the clients under test come from at a reading. */
 export type RoundTripSource = () => Promise<number | null>;
 
+/** A reading, and where the WAL stood at it (the breakdown's window, BENCH_COST_DEBUG). */
+interface MeterReading extends CostReading {
+  walPosition: string;
+}
+
 /**
  * Meters the cost of one occurrence over a window: `start()` and `stop(runs)` read Postgres's CPU
  * time from /proc (postmaster and all its processes: backends, autovacuum, checkpointer, WAL
@@ -68,10 +74,8 @@ export type RoundTripSource = () => Promise<number | null>;
  * The meter's own handful of statements per reading is counted too (noise below 0.01 per run).
  */
 export class OccurrenceCostMeter {
-  private first: CostReading | null = null;
+  private first: MeterReading | null = null;
   private startedAt = 0;
-  /** Where the window's WAL starts, kept for the breakdown (BENCH_COST_DEBUG only). */
-  private walFrom: string | null = null;
 
   constructor(
     private readonly pg: PgServer,
@@ -82,17 +86,16 @@ export class OccurrenceCostMeter {
   async start(): Promise<void> {
     this.startedAt = performance.now();
     this.first = await this.read();
-    if (process.env.BENCH_COST_DEBUG) this.walFrom = await this.walPosition();
   }
 
   async stop(runs: number, serviceCpuSeconds: number | null): Promise<OccurrenceCost> {
     if (!this.first) throw new Error('OccurrenceCostMeter.stop() before start()');
     const last = await this.read();
-    if (this.walFrom) {
+    if (process.env.BENCH_COST_DEBUG) {
       const shares = await walBreakdown(
         this.database.url,
-        this.walFrom,
-        await this.walPosition(),
+        this.first.walPosition,
+        last.walPosition,
         runs,
       );
       if (shares) for (const line of describeWalShares(shares)) console.log(line);
@@ -104,25 +107,18 @@ export class OccurrenceCostMeter {
     });
   }
 
-  private async walPosition(): Promise<string> {
-    const admin = new Client({ connectionString: this.pg.url });
-    await admin.connect();
-    try {
-      return await walPosition(admin);
-    } finally {
-      await admin.end();
-    }
-  }
-
-  async read(): Promise<CostReading> {
+  async read(): Promise<MeterReading> {
     const admin = new Client({ connectionString: this.pg.url });
     const db = new Client({ connectionString: this.database.url });
     await Promise.all([admin.connect(), db.connect()]);
     try {
       // One query at a time per client (pg deprecates overlapping queries on one connection).
-      const wal = await admin.query<{ lsn: number; records: number | null; fpi: number | null }>(
-        WAL,
-      );
+      const wal = await admin.query<{
+        lsn: number;
+        position: string;
+        records: number | null;
+        fpi: number | null;
+      }>(WAL);
       const xacts = await admin.query<{ n: number }>(TRANSACTIONS, [this.database.name]);
       const statements = this.pg.statementStats
         ? await admin.query<{ n: number; fk: number }>(STATEMENTS, [this.database.name])
@@ -149,6 +145,7 @@ export class OccurrenceCostMeter {
           ? postgresCpuSeconds(this.pg.postmasterPid)
           : null,
         walBytes: wal.rows[0].lsn,
+        walPosition: wal.rows[0].position,
         walRecords: wal.rows[0].records,
         walFullPageImages: wal.rows[0].fpi,
         statements: statements ? statements.rows[0].n : null,

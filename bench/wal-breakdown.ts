@@ -37,12 +37,6 @@ export interface WalShare {
   bytesPerRun: number;
 }
 
-/** The current WAL position, as text (a pg_lsn). */
-export async function walPosition(client: Client): Promise<string> {
-  const { rows } = await client.query<{ lsn: string }>(`SELECT pg_current_wal_lsn()::text AS lsn`);
-  return rows[0].lsn;
-}
-
 /**
  * The largest shares of the WAL written between `from` and `to`, per run, in the database at
  * `url`; null when the server cannot tell (pg_walinspect missing, PostgreSQL before 16).

@@ -55,27 +55,33 @@ describe('poller: the crowded-instant lane', () => {
     return row.exact;
   }
 
+  /**
+   * `sparseCount` one-time runs due `sparseInMs` from now and 150 due `crowdInMs` from now (far
+   * enough ahead that creating them on a busy machine does not reach them).
+   */
+  async function sparseThenCrowd(sparseInMs: number, sparseCount: number, crowdInMs: number) {
+    const make = await tenantWithTarget(t);
+    const sparse = await instantIn(sparseInMs);
+    const crowded = await instantIn(crowdInMs);
+    await oneTimeSchedulesAt(t, make, sparseCount, sparse);
+    await oneTimeSchedulesAt(t, make, 150, crowded);
+    return { sparse, crowded, exact: await exactOf(crowded) };
+  }
+
   /** Removes what a test left in the index, so the next one looks at its own entries only. */
   afterEach(() => db.query(`DELETE FROM due_index`));
 
   it('finds the earliest crowded instant ahead before an earlier sparse one, within its bounds', async () => {
-    const make = await tenantWithTarget(t);
-    const sparse = await instantIn(4000);
-    const crowded = await instantIn(5000);
-    await oneTimeSchedulesAt(t, make, 3, sparse);
-    await oneTimeSchedulesAt(t, make, 150, crowded);
+    const { sparse, crowded, exact } = await sparseThenCrowd(4000, 3, 5000);
     const dueIndex = t.app.get(DueIndexRepository);
 
     const found = await dueIndex.nextCrowdedInstant(ALL_SHARDS, look());
-    expect(found).toMatchObject({ exact: await exactOf(crowded), entries: 150 });
+    expect(found).toMatchObject({ exact, entries: 150 });
     expect(found!.at.getTime()).toBe(crowded.getTime());
     expect(found!.inMs).toBeGreaterThan(2000);
     expect(found!.inMs).toBeLessThanOrEqual(5000);
     // An instant the lane served is left out: the next is the sparse one, not crowded.
-    const past = await dueIndex.nextCrowdedInstant(
-      ALL_SHARDS,
-      look({ excluding: [await exactOf(crowded)] }),
-    );
+    const past = await dueIndex.nextCrowdedInstant(ALL_SHARDS, look({ excluding: [exact] }));
     expect(past).toMatchObject({ exact: await exactOf(sparse), entries: 3 });
     // Nothing within reach: no answer at all.
     expect(await dueIndex.nextCrowdedInstant(ALL_SHARDS, look({ withinMs: 1000 }))).toBeNull();
@@ -88,14 +94,9 @@ describe('poller: the crowded-instant lane', () => {
   });
 
   it("claims exactly one instant's entries, leaving those another batch holds", async () => {
-    const make = await tenantWithTarget(t);
-    const before = await instantIn(3000);
-    const crowded = await instantIn(4000);
-    await oneTimeSchedulesAt(t, make, 5, before);
-    await oneTimeSchedulesAt(t, make, 150, crowded);
+    const { crowded, exact } = await sparseThenCrowd(3000, 5, 4000);
     const dueIndex = t.app.get(DueIndexRepository);
     const transactions = t.app.get(Transactions);
-    const exact = await exactOf(crowded);
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     let claimedFirst!: (n: number) => void;
@@ -117,15 +118,9 @@ describe('poller: the crowded-instant lane', () => {
   });
 
   it("leaves the lane's instant out of the poller's own batches, due or not", async () => {
-    const make = await tenantWithTarget(t);
-    // Far enough ahead that creating the schedules on a busy machine does not reach them.
-    const before = await instantIn(2500);
-    const crowded = await instantIn(3000);
-    await oneTimeSchedulesAt(t, make, 5, before);
-    await oneTimeSchedulesAt(t, make, 150, crowded);
+    const { sparse: before, crowded, exact } = await sparseThenCrowd(2500, 5, 3000);
     const dueIndex = t.app.get(DueIndexRepository);
     const transactions = t.app.get(Transactions);
-    const exact = await exactOf(crowded);
     const claim = (lookaheadMs: number, lanes: string | null) =>
       transactions.run(async (tx) => {
         const batch = await dueIndex.claimDue(tx, ALL_SHARDS, 500, lookaheadMs, null, lanes);
@@ -167,12 +162,12 @@ describe('poller: the crowded-instant lane', () => {
           const result = await dispatcher.dispatch(ALL_SHARDS, 2000, {
             instant,
             beforeAdmission: async () => {
-              await hooks?.beforeAdmission();
+              await hooks.beforeAdmission();
               admittingAt = Date.now();
             },
             onWaiting: () => {
               preparedAt = Date.now();
-              hooks?.onWaiting();
+              hooks.onWaiting();
             },
           });
           return result;
