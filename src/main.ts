@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { type INestApplication, Logger } from '@nestjs/common';
 import { createApp } from './app.factory';
+import { limitHeapGrowth } from './common';
 import { AppConfig, loadConfig, InvalidConfigError, type RoleName } from './config';
 import { EmbeddedPostgresHandle, startEmbeddedPostgres } from './embedded-postgres';
 import { Lifecycle, MetricsService } from './observability';
@@ -31,6 +32,7 @@ const POOL_METRICS_TIMEOUT_MS = 2_000;
 async function main(): Promise<void> {
   if (process.argv.includes(WORKER_PROCESS_FLAG)) return workerProcess();
   const config = loadConfig(process.env);
+  limitHeapGrowth(config.heapGrowthPercent);
   // Before anything that makes spans; the SDK's exporter reads its OTEL_EXPORTER_OTLP_* itself.
   const tracing = config.tracing.enabled
     ? startTracing({ serviceName: config.tracing.serviceName })
@@ -100,6 +102,7 @@ async function main(): Promise<void> {
  */
 async function workerProcess(): Promise<void> {
   const config = loadConfig(process.env);
+  limitHeapGrowth(config.heapGrowthPercent);
   const tracing = config.tracing.enabled
     ? startTracing({ serviceName: config.tracing.serviceName })
     : null;

@@ -37,3 +37,4 @@ export { PROBLEM_CONTENT_TYPE, problemType, type Problem } from './problem/probl
 export { NoControlCharacters } from './validation/no-control-characters';
 export { StrictValidationPipe, validateJsonObject } from './validation/validation.pipe';
 export { errorSummary } from './error-summary';
+export { limitHeapGrowth } from './runtime/heap-growth';

@@ -236,6 +236,12 @@ export interface AppConfig {
   shutdownTimeoutMs: number;
   /** A request not answered within this gets a 503 with Retry-After (never an unbounded hang). */
   requestTimeoutMs: number;
+  /**
+   * How far, in per cent, each process's JavaScript heap may grow past what survived its last
+   * full collection before the next one (HEAP_GROWTH_PERCENT; 0: V8's own, which lets a busy
+   * process's heap grow to several times its live data). See common/runtime/heap-growth.ts.
+   */
+  heapGrowthPercent: number;
   management: ManagementConfig;
   database: DatabaseConfig;
   queue: QueueConfig;
@@ -343,6 +349,7 @@ export function loadConfig(env: Env): AppConfig {
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 15000, 0, 600000),
     requestTimeoutMs: int('REQUEST_TIMEOUT_MS', 10_000, 100, 600_000),
+    heapGrowthPercent: int('HEAP_GROWTH_PERCENT', 50, 0, 1000),
     management: {
       ratePerSecond: int('MANAGEMENT_RATE_PER_SECOND', 20, 1, 100000),
       burst: int('MANAGEMENT_BURST', 100, 1, 100000),

@@ -58,6 +58,8 @@ describe('loadConfig', () => {
     [{ RELAY_INTERVAL_MS: 'soon' }, 'RELAY_INTERVAL_MS'],
     [{ WORKER_PROCESSES: '-1' }, 'WORKER_PROCESSES'],
     [{ WORKER_PROCESSES: '65' }, 'WORKER_PROCESSES'],
+    [{ HEAP_GROWTH_PERCENT: '-1' }, 'HEAP_GROWTH_PERCENT'],
+    [{ HEAP_GROWTH_PERCENT: '1001' }, 'HEAP_GROWTH_PERCENT'],
   ])('fails fast with one line naming the variable: %p', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(new RegExp(`^Invalid configuration: ${variable} `));
   });
@@ -83,6 +85,12 @@ describe('loadConfig', () => {
     expect(loadConfig({}).worker.processes).toBe(Math.max(1, availableParallelism() - 1));
     expect(loadConfig({ WORKER_PROCESSES: '0' }).worker.processes).toBe(0);
     expect(loadConfig({ WORKER_PROCESSES: '3' }).worker.processes).toBe(3);
+  });
+
+  it('bounds heap growth between full collections at 50 % by default; 0 leaves V8 its own', () => {
+    expect(loadConfig({}).heapGrowthPercent).toBe(50);
+    expect(loadConfig({ HEAP_GROWTH_PERCENT: '0' }).heapGrowthPercent).toBe(0);
+    expect(loadConfig({ HEAP_GROWTH_PERCENT: '200' }).heapGrowthPercent).toBe(200);
   });
 
   it('is frozen: nothing can change it after boot', () => {
