@@ -6,9 +6,10 @@ import { setFlagsFromString } from 'node:v8';
  * Left to itself, V8 picks a factor of up to 4 when collections are cheap, and a busy dueline
  * process (whose live data is ~50 MB) grew to 200-250 MB of mostly garbage between them: a
  * 100,000-run instant took both processes of one `npm start` to ~600 MB resident, against ~370
- * MB at 50 % for 2-3 % more time (bench/RESULTS.md). V8 reads the factor at every full
- * collection, so setting it once the process runs takes effect from the next one. 0 leaves
- * V8's own. Never a hard limit: a process that needs more heap still gets it.
+ * MB at 50 %, for about 8 % more of the service's CPU while a burst churns the heap
+ * (bench/RESULTS.md). V8 reads the factor at every full collection, so setting it once the
+ * process runs takes effect from the next one. 0 leaves V8's own. Never a hard limit: a process
+ * that needs more heap still gets it.
  */
 export function limitHeapGrowth(percent: number): void {
   if (percent > 0) setFlagsFromString(`--heap-growing-percent=${percent}`);
