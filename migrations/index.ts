@@ -33,6 +33,7 @@ import { CreationRevisionOnSchedule1796660000000 } from './1796660000000-Creatio
 import { DueIndexKeyedBySchedule1796670000000 } from './1796670000000-DueIndexKeyedBySchedule';
 import { OneHoldingIndex1796680000000 } from './1796680000000-OneHoldingIndex';
 import { HistoryByIdentity1796690000000 } from './1796690000000-HistoryByIdentity';
+import { AttemptsWithoutRunKey1796700000000 } from './1796700000000-AttemptsWithoutRunKey';
 
 /** Every migration, oldest first. Each is reviewed SQL; TypeORM only runs them in order. */
 export const MIGRATIONS = [
@@ -70,6 +71,7 @@ export const MIGRATIONS = [
   DueIndexKeyedBySchedule1796670000000,
   OneHoldingIndex1796680000000,
   HistoryByIdentity1796690000000,
+  AttemptsWithoutRunKey1796700000000,
 ];
 
 /** MIGRATIONS with the keyring that the data migrations seal secrets under. */

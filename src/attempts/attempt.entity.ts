@@ -11,18 +11,12 @@ export class AttemptEntity {
   @PrimaryColumn({ name: 'run_id', type: 'uuid', primaryKeyConstraintName: 'attempts_pkey' })
   runId: string;
 
-  @ManyToOne(() => OccurrenceEntity, { onDelete: 'CASCADE' })
+  // No foreign key (migration AttemptsWithoutRunKey): it made every claim probe and lock the run
+  // it had just updated; an attempt is only ever appended by the claim that takes its run.
+  @ManyToOne(() => OccurrenceEntity, { createForeignKeyConstraints: false })
   @JoinColumn([
-    {
-      name: 'run_id',
-      referencedColumnName: 'id',
-      foreignKeyConstraintName: 'attempts_run_id_fkey',
-    },
-    {
-      name: 'scheduled_at',
-      referencedColumnName: 'scheduledAt',
-      foreignKeyConstraintName: 'attempts_run_id_fkey',
-    },
+    { name: 'run_id', referencedColumnName: 'id' },
+    { name: 'scheduled_at', referencedColumnName: 'scheduledAt' },
   ])
   run?: OccurrenceEntity;
 

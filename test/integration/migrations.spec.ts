@@ -180,8 +180,8 @@ describe('migrations', () => {
         expect(latest.indexes).not.toContain('occurrences_history_idx');
         expect(latest.identity).toBe('UNIQUE (schedule_id, scheduled_at, revision, origin_key)');
 
-        await dataSource.undoLastMigration({ transaction: 'all' });
-        await dataSource.undoLastMigration({ transaction: 'all' });
+        // AttemptsWithoutRunKey (below) is later; it changes nothing of the runs' indexes.
+        for (let i = 0; i < 3; i++) await dataSource.undoLastMigration({ transaction: 'all' });
         const before = await layout();
         expect(before.indexes).toEqual(
           expect.arrayContaining([
@@ -197,8 +197,39 @@ describe('migrations', () => {
         expect(again.applied).toEqual([
           'OneHoldingIndex1796680000000',
           'HistoryByIdentity1796690000000',
+          'AttemptsWithoutRunKey1796700000000',
         ]);
         expect(await layout()).toEqual(latest);
+      } finally {
+        await dataSource.destroy();
+      }
+    } finally {
+      await last.drop();
+    }
+  });
+
+  it('drop the key from attempts to their run, and put it back (AttemptsWithoutRunKey)', async () => {
+    const last = await createTestDatabase({ empty: true });
+    try {
+      await migrateDatabase(last.url);
+      const dataSource = await new DataSource(dataSourceOptions(last.url, SCHEMA, 1)).initialize();
+      try {
+        const keysOfAttempts = async () =>
+          (
+            await dataSource.query(
+              `SELECT conname FROM pg_constraint
+                WHERE conrelid = 'attempts'::regclass AND contype = 'f' AND conparentid = 0
+                ORDER BY conname`,
+            )
+          ).map((row: { conname: string }) => row.conname);
+        expect(await keysOfAttempts()).toEqual([]);
+
+        await dataSource.undoLastMigration({ transaction: 'all' });
+        expect(await keysOfAttempts()).toEqual(['attempts_run_id_fkey']);
+
+        const again = await migrateDatabase(last.url);
+        expect(again.applied).toEqual(['AttemptsWithoutRunKey1796700000000']);
+        expect(await keysOfAttempts()).toEqual([]);
       } finally {
         await dataSource.destroy();
       }
