@@ -1,4 +1,4 @@
-import { rowById } from '../database';
+import { anyRow, rowById } from '../database';
 
 /**
  * Admission: which runs may go to the queue, and starting them. A run is admitted once its
@@ -51,16 +51,6 @@ const WAITING_FOR_TARGET = (o: string) => `${o}.state = 'QUEUED' AND ${o}.admitt
 const WAITING_FOR_BUDGET = (o: string) => `${o}.state = 'QUEUED' AND ${o}.admitted_at IS NULL
         AND ${o}.reason IN ('throttled_concurrency', 'throttled_rate', 'throttled_fleet',
                             'throttled_target', 'target_backoff')`;
-
-/**
- * Whether `fromWhere` (a FROM ... WHERE over one tenant's or target's runs) has a row: a probe of
- * one index entry per outer row. Not EXISTS: Postgres may run an EXISTS in an expression as a
- * hashed subplan, and a generic plan that expects few outer rows picks it, reading every waiting
- * run of every tenant on each call (measured: 3,000 waiting runs read for one tenant's budget).
- * A LIMIT inside an EXISTS would not stop that (it is dropped there); a scalar subquery with one
- * runs once per outer row.
- */
-const anyRow = (fromWhere: string) => `coalesce((SELECT true ${fromWhere} LIMIT 1), false)`;
 
 /** Large enough to mean "no limit" beside any count of runs. */
 const UNLIMITED = 2147483647;

@@ -22,7 +22,7 @@ export { NoWritableHostError, PrimaryLocator, ReadOnlyServerError } from './prim
 export { databaseRoundTrips } from './round-trips';
 export { instantBounds, UNBOUNDED, type InstantBounds } from './partition-bounds';
 export { SqlRunner, type Row } from './sql-runner';
-export { rowById, type RowProbe } from './row-probe';
+export { anyRow, rowById, type RowProbe } from './row-probe';
 export { failedWith, sqlFailureOf, SQL_STATE, type SqlState } from './sql-state';
 export type { Tx } from './transaction';
 export { Transactions } from './transactions';

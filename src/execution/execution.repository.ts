@@ -23,6 +23,8 @@ export interface HeldRunRecord extends HeldRun, RunFence {
   targetId: string | null;
   overlapPolicy: OverlapPolicy;
   retryPolicy: BackoffPolicy;
+  /** Its tenant had an event subscription when the run was read: its end may be an event. */
+  subscribed: boolean;
 }
 
 export interface ExpiredLeaseRecord extends HeldRunRecord {
@@ -145,5 +147,6 @@ function toHeldRun(row: Row): HeldRunRecord {
       maxDelayMs: row.retry_max_delay_ms as number,
     },
     dbNow: row.db_now as Date,
+    subscribed: row.subscribed as boolean,
   };
 }

@@ -216,11 +216,12 @@ export class ExecutionService {
       };
     });
     await this.jobs.publishEach(tx, retries);
-    // Subscribers hear of the runs that ended, in this transaction: one statement for the batch.
+    // Subscribers hear of the runs that ended, in this transaction: one statement for the batch,
+    // none when no run's tenant subscribes to anything (most batches).
     await this.events.recordRunEvents(
       tx,
       changes
-        .filter(({ run }) => written.get(run.runId)?.state !== 'RETRY_WAIT')
+        .filter(({ run }) => run.subscribed && written.get(run.runId)?.state !== 'RETRY_WAIT')
         .map(({ run }) => run.runId),
     );
     for (const run of ended.values()) {

@@ -1,3 +1,5 @@
+import { anyRow } from '../database';
+
 /**
  * Execution: a claimed run while its attempt runs and as it ends. Every change is a fenced,
  * conditional UPDATE: a lease renewal or a transition out of RUNNING happens only under the
@@ -42,13 +44,18 @@ export const LOCK_SCHEDULES_OF_RUNS = `
              AND scheduled_at >= $2::timestamptz AND scheduled_at < $3::timestamptz
            ORDER BY schedule_id) runs_schedules`;
 
-/** What deciding a RUNNING run's next state needs, with the database clock. */
+/**
+ * What deciding a RUNNING run's next state needs, with the database clock, and whether its
+ * tenant has any event subscription (one index probe: most have none, and then the run's end
+ * needs no statement to record its events).
+ */
 const HELD_RUN_COLUMNS = `
   o.id, o.tenant_id, o.schedule_id, o.scheduled_at, o.fencing_token, o.attempt_count, o.max_attempts,
   o.retry_deadline,
   (o.cancel_requested_at IS NOT NULL OR s.status = 'cancelled') AS cancel_requested,
   s.overlap_policy, s.retry_initial_delay_ms, s.retry_max_delay_ms, now() AS db_now,
-  coalesce(o.target_id, s.target_id) AS target_id`;
+  coalesce(o.target_id, s.target_id) AS target_id,
+  ${anyRow('FROM subscriptions sub WHERE sub.tenant_id = o.tenant_id')} AS subscribed`;
 
 /**
  * Completion, step one: the runs as their holders claim to hold them, locked (in id order)

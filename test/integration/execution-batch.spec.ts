@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AdmissionService } from '../../src/admission';
+import { databaseRoundTrips } from '../../src/database';
 import { eventually } from '../support/eventually';
 import type { Claim } from '../../src/admission';
 import type { AttemptReport } from '../../src/execution';
@@ -324,6 +325,40 @@ describe('execution: batched claims and completions', () => {
         { tenantId: a.id, runId: ok.runId, fencingToken: 1, report: SUCCEEDED },
       ]),
     ).rejects.toThrow(/once per batch/);
+  });
+
+  it("records a run's end as an event only where its tenant subscribes: a statement less where none does", async () => {
+    /** Completes `n` claimed runs of a fresh schedule of `who`: the round trips it took. */
+    const completeRuns = async (who: Awaited<ReturnType<typeof tenant>>, n: number) => {
+      const schedule = await who.schedule({ overlapPolicy: 'allow' });
+      const claims = await claimBatch(who.id, await dueRuns(schedule, n), 'w');
+      const before = databaseRoundTrips();
+      const results = await succeedAll(claims);
+      const took = databaseRoundTrips() - before;
+      expect(results.map((r) => r.state)).toEqual(Array(n).fill('SUCCEEDED'));
+      return { took, runIds: claims.map((c) => c.runId) };
+    };
+    const eventsOf = async (runIds: string[]) =>
+      (
+        await w.db.query(
+          `SELECT count(*)::int AS n FROM events WHERE data->>'runId' = ANY($1::text[])`,
+          [runIds],
+        )
+      )[0].n as number;
+    const quiet = await tenant({ maxConcurrentRuns: 100 });
+    const listening = await tenant({ maxConcurrentRuns: 100 });
+    const res = await w.t.http
+      .post('/subscriptions')
+      .set('Authorization', `Bearer ${listening.apiKey}`)
+      .send({ targetId: listening.targetId, eventTypes: ['run.succeeded'] });
+    expect(res.status).toBe(201);
+
+    const unheard = await completeRuns(quiet, 3);
+    const heard = await completeRuns(listening, 3);
+    expect(await eventsOf(unheard.runIds)).toBe(0);
+    expect(await eventsOf(heard.runIds)).toBe(3);
+    // The same batch but for the events' insert, which only the subscribed tenant's needs.
+    expect(heard.took - unheard.took).toBe(1);
   });
 
   it('a buffer_one run ending in a batch hands the waiting run its job', async () => {
