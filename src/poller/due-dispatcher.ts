@@ -30,9 +30,10 @@ export interface DispatchResult {
   published: number;
   /**
    * The instant due-ness was decided at: the database clock of the transaction, or the later
-   * instant a batch prepared ahead was committed at (after the database clock reached it).
+   * instant a batch prepared ahead was committed at (after the database clock reached it). Null
+   * when the batch took nothing: nothing was decided, and the clock is not asked for.
    */
-  now: Date;
+  now: Date | null;
 }
 
 export interface DispatchOptions {
@@ -98,11 +99,20 @@ export class DueDispatcher {
   ): Promise<DispatchResult> {
     return this.transactions.run(async (tx) => {
       const { entries, horizon, transactionNow } = await this.claim(tx, shards, batchSize, options);
-      // The claim reads the transaction's clock when it takes entries; an empty batch asks.
-      const dbNow = transactionNow ?? (await this.clock.transactionNow(tx));
-      // Plan as of the instant the batch commits at: the horizon (the database's now() unless
-      // the batch was prepared ahead for a later instant).
-      const now: Date = horizon && horizon.at > dbNow ? horizon.at : dbNow;
+      if (entries.length === 0 || transactionNow === null) {
+        // The round's usual last look (nothing more due): no plan, so no clock to ask for.
+        return {
+          entries: 0,
+          lastDueAtExact: null,
+          dropped: 0,
+          created: [],
+          published: 0,
+          now: null,
+        };
+      }
+      // Plan as of the instant the batch commits at: the horizon (the transaction's clock, which
+      // the claim read, unless the batch was prepared ahead for a later instant).
+      const now: Date = horizon && horizon.at > transactionNow ? horizon.at : transactionNow;
       const result: DispatchResult = {
         entries: entries.length,
         lastDueAtExact:
@@ -114,7 +124,6 @@ export class DueDispatcher {
         published: 0,
         now,
       };
-      if (entries.length === 0) return result;
       const ids = [...new Set(entries.map((e) => e.scheduleId))];
       const schedules = await this.schedules.lockForDispatch(tx, ids);
       // What is active matters only where the policy keeps runs apart: under `allow` a new run
@@ -217,7 +226,7 @@ export class DueDispatcher {
       });
       await this.admission.admitted(tx, jobs);
       const admitted = jobs.length;
-      if (horizon && horizon.at > dbNow) {
+      if (horizon && horizon.at > transactionNow) {
         options.onWaiting?.({ instant: horizon.exact, full: entries.length >= batchSize });
         await this.dueIndex.waitUntil(tx, horizon.exact);
       }

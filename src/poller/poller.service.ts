@@ -291,6 +291,7 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   private record(result: DispatchResult): void {
+    if (result.now === null) return; // took nothing
     this.lifecycle.emit({
       kind: 'dispatch.committed',
       at: result.now,
