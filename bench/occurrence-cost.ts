@@ -56,6 +56,12 @@ const TOP_STATEMENTS = `
     FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
    WHERE d.datname = $1 ORDER BY total_exec_time + total_plan_time DESC LIMIT 14`;
 
+/** The same, the statements called most often: what a run's round trips are made of. */
+const MOST_CALLED = TOP_STATEMENTS.replace(
+  'ORDER BY total_exec_time + total_plan_time DESC LIMIT 14',
+  'ORDER BY calls DESC LIMIT 40',
+);
+
 /** Where the round trips of the clients under test come from at a reading. */
 export type RoundTripSource = () => Promise<number | null>;
 
@@ -130,8 +136,17 @@ export class OccurrenceCostMeter {
           plan_ms: number;
           query: string;
         }>(TOP_STATEMENTS, [this.database.name]);
-        for (const t of top.rows)
-          console.log(`    ${t.calls} × exec ${t.exec_ms} ms, plan ${t.plan_ms} ms: ${t.query}`);
+        const called = await admin.query<(typeof top.rows)[number]>(MOST_CALLED, [
+          this.database.name,
+        ]);
+        for (const [title, rows] of [
+          ['most time', top.rows],
+          ['most calls', called.rows],
+        ] as const) {
+          console.log(`    statements, ${title} (cumulative):`);
+          for (const t of rows)
+            console.log(`    ${t.calls} × exec ${t.exec_ms} ms, plan ${t.plan_ms} ms: ${t.query}`);
+        }
       }
       const sizes = await db.query<{ grp: 'history' | 'queue' | 'other'; bytes: number }>(
         RELATION_BYTES,
