@@ -226,6 +226,12 @@ describe('losing the database primary under load', () => {
           killedAt,
           cutoff,
           fenced: { api: a, key, runId: fencedRun, fencingToken: fenced.body.fencingToken },
+        }).catch((error: unknown) => {
+          // What the replicas logged is what says why (a 500's cause is in its replica's log).
+          for (const r of replicas) console.log(`${r.name}'s log ends:\n${r.logTail()}`);
+          const odd = (load?.answers ?? []).filter((x) => x.problem !== undefined).slice(0, 5);
+          if (odd.length > 0) console.log(`answers with a problem: ${JSON.stringify(odd)}`);
+          throw error;
         });
         if (signal === 'SIGSTOP') {
           const { rows } = await db.query(`SELECT to_regclass('failover_probe') AS t`);

@@ -16,6 +16,8 @@ export interface CreateAnswer {
   failure?: string;
   /** The fields a 400 problem named. */
   invalidFields?: string[];
+  /** Any other problem's title and detail (what a 500 said, should one come). */
+  problem?: string;
 }
 
 /**
@@ -61,6 +63,8 @@ export class CreateLoad {
           const body = (await res.json().catch(() => null)) as {
             id?: string;
             errors?: Array<{ field: string }>;
+            title?: string;
+            detail?: string;
           } | null;
           answer = {
             key,
@@ -72,6 +76,9 @@ export class CreateLoad {
             sentAt,
             tookMs: Date.now() - sentAt,
             ...(body?.errors ? { invalidFields: body.errors.map((e) => e.field) } : {}),
+            ...(res.status >= 500 && res.status !== 503
+              ? { problem: `${body?.title ?? '?'}: ${body?.detail ?? ''}` }
+              : {}),
           };
         } catch (error) {
           const e = error as Error & { cause?: { code?: string; message?: string } };
