@@ -39,6 +39,7 @@ export class AppModule {
         DatabaseModule.forRoot(config.databaseUrl, config.database.poolSize, SCHEMA, {
           connectTimeoutMs: config.database.connectTimeoutMs,
           primaryCheckIntervalMs: config.database.primaryCheckIntervalMs,
+          poolIdleMs: config.database.poolIdleMs,
         }),
         QueueModule,
         ObservabilityModule,

@@ -1,6 +1,6 @@
 import type { DataSourceOptions, MixedList } from 'typeorm';
 import { parseDatabaseUrl, urlFor } from './database-address';
-import { connectionProbe, primaryPoolOptions } from './primary-client';
+import { connectionProbe, DEFAULT_POOL_IDLE_MS, primaryPoolOptions } from './primary-client';
 import { PrimaryLocator, type LocatorLogger } from './primary-locator';
 
 /** The entities and migrations of the whole application (see src/schema.ts). */
@@ -19,6 +19,8 @@ export const DEFAULT_PRIMARY_CHECK_INTERVAL_MS = 1_000;
 export interface ConnectionTuning {
   connectTimeoutMs: number;
   primaryCheckIntervalMs: number;
+  /** How long a pooled connection may sit idle before it is closed (DATABASE_POOL_IDLE_SECONDS). */
+  poolIdleMs?: number;
 }
 
 const DEFAULT_TUNING: ConnectionTuning = {
@@ -50,6 +52,7 @@ export function dataSourceOptions(
   poolSize = 20,
   locator: PrimaryLocator = primaryLocatorFor(url),
   connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS,
+  poolIdleMs = DEFAULT_POOL_IDLE_MS,
 ): DataSourceOptions {
   return {
     type: 'postgres',
@@ -68,7 +71,7 @@ export function dataSourceOptions(
     poolSize,
     applicationName: 'dueline',
     extra: {
-      ...primaryPoolOptions(locator, connectTimeoutMs),
+      ...primaryPoolOptions(locator, connectTimeoutMs, poolIdleMs),
       // The ledger's statements are prepared (sql-runner.ts) and written for index scans whatever
       // their parameters: plan them once per connection rather than at every call (the planner's
       // automatic choice kept re-planning the admission statements, several ms each).

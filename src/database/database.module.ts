@@ -51,7 +51,14 @@ export class DatabaseModule {
       global: true,
       imports: [
         TypeOrmModule.forRoot({
-          ...dataSourceOptions(url, schema, poolSize, locator, tuning?.connectTimeoutMs),
+          ...dataSourceOptions(
+            url,
+            schema,
+            poolSize,
+            locator,
+            tuning?.connectTimeoutMs,
+            tuning?.poolIdleMs,
+          ),
           retryAttempts: 3,
           retryDelay: 1000,
         }),

@@ -16,7 +16,12 @@ export {
   type HostPort,
 } from './database-address';
 export { runMigrations, type ForeignSchema, type MigrationResult } from './migrate';
-export { PrimaryClient, primaryPoolOptions, primarySocket } from './primary-client';
+export {
+  DEFAULT_POOL_IDLE_MS,
+  PrimaryClient,
+  primaryPoolOptions,
+  primarySocket,
+} from './primary-client';
 export { PreparingPrimaryClient } from './preparing-client';
 export { NoWritableHostError, PrimaryLocator, ReadOnlyServerError } from './primary-locator';
 export { databaseRoundTrips } from './round-trips';

@@ -178,12 +178,25 @@ class PrimarySocket extends Socket {
   }
 }
 
+/**
+ * How long a pooled connection may sit idle by default: five minutes, where pg-pool's own ten
+ * seconds closed every connection a burst opened before the next minute's burst, which then paid
+ * for new server processes (each ~25 ms of Postgres CPU on the bench host to load its caches and
+ * plan its prepared statements) just as its runs fell due.
+ */
+export const DEFAULT_POOL_IDLE_MS = 300_000;
+
 /** Pool options (pg-pool, as TypeORM's `extra` and pg-boss's config) for the locator's primary. */
-export function primaryPoolOptions(locator: PrimaryLocator, connectTimeoutMs: number) {
+export function primaryPoolOptions(
+  locator: PrimaryLocator,
+  connectTimeoutMs: number,
+  idleTimeoutMs: number = DEFAULT_POOL_IDLE_MS,
+) {
   return {
     Client: PrimaryClient,
     primaryLocator: locator,
     connectionTimeoutMillis: connectTimeoutMs,
+    idleTimeoutMillis: idleTimeoutMs,
   };
 }
 

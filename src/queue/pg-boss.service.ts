@@ -31,7 +31,7 @@ export class PgBossService implements OnModuleInit, OnApplicationShutdown {
     // statements run prepared (PreparingPrimaryClient): the fetch, deletion and completion of
     // jobs are run for every batch of runs, and planning each cost more than running it.
     const toPrimary = {
-      ...primaryPoolOptions(locator, config.database.connectTimeoutMs),
+      ...primaryPoolOptions(locator, config.database.connectTimeoutMs, config.database.poolIdleMs),
       Client: PreparingPrimaryClient,
       stream: primarySocket(locator),
     };

@@ -60,6 +60,7 @@ describe('loadConfig', () => {
     [{ WORKER_PROCESSES: '65' }, 'WORKER_PROCESSES'],
     [{ HEAP_GROWTH_PERCENT: '-1' }, 'HEAP_GROWTH_PERCENT'],
     [{ HEAP_GROWTH_PERCENT: '1001' }, 'HEAP_GROWTH_PERCENT'],
+    [{ DATABASE_POOL_IDLE_SECONDS: '0' }, 'DATABASE_POOL_IDLE_SECONDS'],
   ])('fails fast with one line naming the variable: %p', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(new RegExp(`^Invalid configuration: ${variable} `));
   });
@@ -91,6 +92,11 @@ describe('loadConfig', () => {
     expect(loadConfig({}).heapGrowthPercent).toBe(50);
     expect(loadConfig({ HEAP_GROWTH_PERCENT: '0' }).heapGrowthPercent).toBe(0);
     expect(loadConfig({ HEAP_GROWTH_PERCENT: '200' }).heapGrowthPercent).toBe(200);
+  });
+
+  it("keeps an idle pooled connection five minutes by default, past the next minute's burst", () => {
+    expect(loadConfig({}).database.poolIdleMs).toBe(300_000);
+    expect(loadConfig({ DATABASE_POOL_IDLE_SECONDS: '30' }).database.poolIdleMs).toBe(30_000);
   });
 
   it('is frozen: nothing can change it after boot', () => {
