@@ -1,5 +1,11 @@
 import { availableParallelism } from 'node:os';
-import { InvalidDatabaseUrlError, parseDatabaseUrl } from '../database';
+import {
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_POOL_IDLE_MS,
+  DEFAULT_PRIMARY_CHECK_INTERVAL_MS,
+  InvalidDatabaseUrlError,
+  parseDatabaseUrl,
+} from '../database';
 import {
   type AllowedHosts,
   DEFAULT_RESPONSE_HEADERS,
@@ -362,9 +368,19 @@ export function loadConfig(env: Env): AppConfig {
     },
     database: {
       poolSize: int('DATABASE_POOL_SIZE', 20, 2, 1000),
-      connectTimeoutMs: int('DATABASE_CONNECT_TIMEOUT_MS', 5_000, 100, 120_000),
-      poolIdleMs: int('DATABASE_POOL_IDLE_SECONDS', 300, 1, 86_400) * 1000,
-      primaryCheckIntervalMs: int('DATABASE_PRIMARY_CHECK_INTERVAL_MS', 1_000, 100, 60_000),
+      connectTimeoutMs: int(
+        'DATABASE_CONNECT_TIMEOUT_MS',
+        DEFAULT_CONNECT_TIMEOUT_MS,
+        100,
+        120_000,
+      ),
+      poolIdleMs: int('DATABASE_POOL_IDLE_SECONDS', DEFAULT_POOL_IDLE_MS / 1000, 1, 86_400) * 1000,
+      primaryCheckIntervalMs: int(
+        'DATABASE_PRIMARY_CHECK_INTERVAL_MS',
+        DEFAULT_PRIMARY_CHECK_INTERVAL_MS,
+        100,
+        60_000,
+      ),
     },
     queue: {
       poolSize: int('QUEUE_POOL_SIZE', 10, 2, 1000),
