@@ -6,7 +6,9 @@ describe('.env.example', () => {
   const root = resolve(__dirname, '../..');
   const source = readFileSync(join(root, 'src/config/app-config.ts'), 'utf8');
   const read = new Set(
-    [...source.matchAll(/(?:int|integer|optional|oneOf)\((?:env, )?'([A-Z_]+)'/g)].map((m) => m[1]),
+    [...source.matchAll(/(?:int|integer|optional|oneOf)\(\s*(?:env,\s*)?'([A-Z_]+)'/g)].map(
+      (m) => m[1],
+    ),
   );
   read.add('ROLES');
   read.add('TARGET_ALLOWED_HOSTS');
