@@ -1,5 +1,5 @@
 /** What a batch's preparation is assumed to cost per entry before any has been measured. */
-const INITIAL_MS_PER_ENTRY = 0.5;
+export const INITIAL_MS_PER_ENTRY = 0.5;
 /** Weight of the latest measurement in the running estimate. */
 const SMOOTHING = 0.3;
 /** Headroom over the estimate: a busy machine prepares more slowly than the average says. */
@@ -16,12 +16,16 @@ const FIXED_MS = 20;
  * and from its admission on its tenants' permit locks, for longer.
  */
 export class PreparationLead {
-  private msPerEntry = INITIAL_MS_PER_ENTRY;
+  private msPerEntry: number;
 
+  /** `initialMsPerEntry`: the cost of an entry assumed until a batch has been measured. */
   constructor(
     private readonly minMs: number,
     private readonly maxMs: number,
-  ) {}
+    initialMsPerEntry = INITIAL_MS_PER_ENTRY,
+  ) {
+    this.msPerEntry = initialMsPerEntry;
+  }
 
   /** Milliseconds ahead of its instant to start a batch of `entries`. */
   msFor(entries: number): number {

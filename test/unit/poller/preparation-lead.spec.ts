@@ -24,6 +24,15 @@ describe('PreparationLead', () => {
     expect(lead.msFor(1000)).toBeLessThan(200);
   });
 
+  it('assumes the given cost of an entry until one is measured', () => {
+    // 20 ms fixed, 1.5 times 150 entries at 0.5 (the default) or 1 ms.
+    expect(new PreparationLead(0, 10_000).msFor(150)).toBe(133);
+    const cautious = new PreparationLead(0, 10_000, 1);
+    expect(cautious.msFor(150)).toBe(245);
+    cautious.observe(150, 80);
+    expect(cautious.msFor(150)).toBeLessThan(245);
+  });
+
   it('ignores a measurement of nothing', () => {
     const lead = new PreparationLead(0, 10_000);
     const before = lead.msFor(500);
