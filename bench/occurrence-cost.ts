@@ -47,20 +47,17 @@ const STATEMENTS = `
            WHERE d.datname = $1) q`;
 
 /**
- * With BENCH_COST_DEBUG set: the statements that took the most time, planning included
- * (track_planning is on in the bench's server): where the database time goes.
+ * With BENCH_COST_DEBUG set, the database's statements in `order`, the first `limit`: those that
+ * took the most time, planning included (track_planning is on in the bench's server), say where
+ * the database time goes; those called most often, what a run's round trips are made of.
  */
-const TOP_STATEMENTS = `
+const topStatements = (order: string, limit: number) => `
   SELECT calls::float8 AS calls, round(total_exec_time)::int AS exec_ms,
          round(total_plan_time)::int AS plan_ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS query
     FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
-   WHERE d.datname = $1 ORDER BY total_exec_time + total_plan_time DESC LIMIT 14`;
-
-/** The same, the statements called most often: what a run's round trips are made of. */
-const MOST_CALLED = TOP_STATEMENTS.replace(
-  'ORDER BY total_exec_time + total_plan_time DESC LIMIT 14',
-  'ORDER BY calls DESC LIMIT 40',
-);
+   WHERE d.datname = $1 ORDER BY ${order} DESC LIMIT ${limit}`;
+const TOP_STATEMENTS = topStatements('total_exec_time + total_plan_time', 14);
+const MOST_CALLED = topStatements('calls', 40);
 
 /** Where the round trips of the clients under test come from at a reading. */
 export type RoundTripSource = () => Promise<number | null>;

@@ -83,10 +83,10 @@ export class CrowdedInstantLane {
   ) {
     this.lead = new PreparationLead(settings.minLeadMs, CROWDED_WINDOW_MS);
     // Until a batch has been measured, its admission onwards is assumed to cost twice the
-    // default a whole batch is: the whole lead has its floor (minLeadMs) to absorb a busy
-    // machine, this part had none, and a first crowd after boot on a loaded machine was ready
-    // a few ms after its instant (an integration test failed twice so). Measured batches then
-    // take over: locks held longer only for the first batches, not for good.
+    // default a whole batch is: the whole lead has a floor (minLeadMs) for a busy machine, this
+    // part has none, and at the default a first crowd of 150 was ready only ~75 ms before its
+    // instant on an idle bench host (~190 ms at twice; on a loaded one, after it either way).
+    // Measured batches then take over: locks held longer for the first batches only.
     this.admissionLead = new PreparationLead(0, CROWDED_WINDOW_MS, 2 * INITIAL_MS_PER_ENTRY);
   }
 

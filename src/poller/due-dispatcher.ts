@@ -99,20 +99,6 @@ export class DueDispatcher {
   ): Promise<DispatchResult> {
     return this.transactions.run(async (tx) => {
       const { entries, horizon, transactionNow } = await this.claim(tx, shards, batchSize, options);
-      if (entries.length === 0 || transactionNow === null) {
-        // The round's usual last look (nothing more due): no plan, so no clock to ask for.
-        return {
-          entries: 0,
-          lastDueAtExact: null,
-          dropped: 0,
-          created: [],
-          published: 0,
-          now: null,
-        };
-      }
-      // Plan as of the instant the batch commits at: the horizon (the transaction's clock, which
-      // the claim read, unless the batch was prepared ahead for a later instant).
-      const now: Date = horizon && horizon.at > transactionNow ? horizon.at : transactionNow;
       const result: DispatchResult = {
         entries: entries.length,
         lastDueAtExact:
@@ -122,8 +108,15 @@ export class DueDispatcher {
         dropped: 0,
         created: [],
         published: 0,
-        now,
+        now: null,
       };
+      // The claim's rows carry the transaction's clock; none came back when it took nothing (the
+      // round's usual last look), and nothing to plan needs the clock then.
+      if (transactionNow === null) return result;
+      // Plan as of the instant the batch commits at: the horizon (the transaction's clock unless
+      // the batch was prepared ahead for a later instant).
+      const now: Date = horizon && horizon.at > transactionNow ? horizon.at : transactionNow;
+      result.now = now;
       const ids = [...new Set(entries.map((e) => e.scheduleId))];
       const schedules = await this.schedules.lockForDispatch(tx, ids);
       // What is active matters only where the policy keeps runs apart: under `allow` a new run

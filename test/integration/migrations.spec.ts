@@ -13,6 +13,24 @@ describe('migrations', () => {
   });
   afterAll(() => db.drop());
 
+  /** `work` on a database of its own, migrated to the latest schema; dropped after. */
+  async function onLatestSchema(
+    work: (dataSource: DataSource, url: string) => Promise<void>,
+  ): Promise<void> {
+    const fresh = await createTestDatabase({ empty: true });
+    try {
+      await migrateDatabase(fresh.url);
+      const dataSource = await new DataSource(dataSourceOptions(fresh.url, SCHEMA, 1)).initialize();
+      try {
+        await work(dataSource, fresh.url);
+      } finally {
+        await dataSource.destroy();
+      }
+    } finally {
+      await fresh.drop();
+    }
+  }
+
   it('apply once even when several replicas start together (advisory lock)', async () => {
     const results = await Promise.all([
       migrateDatabase(db.url),
@@ -153,90 +171,70 @@ describe('migrations', () => {
     }
   });
 
-  it('trade two run indexes for the identity key and one holding index, and back (OneHoldingIndex, HistoryByIdentity)', async () => {
-    const last = await createTestDatabase({ empty: true });
-    try {
-      await migrateDatabase(last.url);
-      const dataSource = await new DataSource(dataSourceOptions(last.url, SCHEMA, 1)).initialize();
-      try {
-        // The parent's indexes (each partition has its own copy) and the identity key's columns.
-        const layout = async () => ({
-          indexes: (
-            await dataSource.query(
-              `SELECT indexname FROM pg_indexes
+  it('trade two run indexes for the identity key and one holding index, and back (OneHoldingIndex, HistoryByIdentity)', () =>
+    onLatestSchema(async (dataSource, url) => {
+      // The parent's indexes (each partition has its own copy) and the identity key's columns.
+      const layout = async () => ({
+        indexes: (
+          await dataSource.query(
+            `SELECT indexname FROM pg_indexes
                 WHERE tablename = 'occurrences' AND indexname LIKE 'occurrences_%'
                 ORDER BY indexname`,
-            )
-          ).map((row: { indexname: string }) => row.indexname),
-          identity: (
-            await dataSource.query(
-              `SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint
+          )
+        ).map((row: { indexname: string }) => row.indexname),
+        identity: (
+          await dataSource.query(
+            `SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint
                 WHERE conname = 'occurrences_identity_key'`,
-            )
-          )[0].def,
-        });
-        const latest = await layout();
-        expect(latest.indexes).toContain('occurrences_holding_idx');
-        expect(latest.indexes).not.toContain('occurrences_history_idx');
-        expect(latest.identity).toBe('UNIQUE (schedule_id, scheduled_at, revision, origin_key)');
+          )
+        )[0].def,
+      });
+      const latest = await layout();
+      expect(latest.indexes).toContain('occurrences_holding_idx');
+      expect(latest.indexes).not.toContain('occurrences_history_idx');
+      expect(latest.identity).toBe('UNIQUE (schedule_id, scheduled_at, revision, origin_key)');
 
-        // AttemptsWithoutRunKey (below) is later; it changes nothing of the runs' indexes.
-        for (let i = 0; i < 3; i++) await dataSource.undoLastMigration({ transaction: 'all' });
-        const before = await layout();
-        expect(before.indexes).toEqual(
-          expect.arrayContaining([
-            'occurrences_history_idx',
-            'occurrences_holding_by_target_idx',
-            'occurrences_holding_by_tenant_idx',
-          ]),
-        );
-        expect(before.indexes).not.toContain('occurrences_holding_idx');
-        expect(before.identity).toBe('UNIQUE (schedule_id, revision, scheduled_at, origin_key)');
+      // AttemptsWithoutRunKey (below) is later; it changes nothing of the runs' indexes.
+      for (let i = 0; i < 3; i++) await dataSource.undoLastMigration({ transaction: 'all' });
+      const before = await layout();
+      expect(before.indexes).toEqual(
+        expect.arrayContaining([
+          'occurrences_history_idx',
+          'occurrences_holding_by_target_idx',
+          'occurrences_holding_by_tenant_idx',
+        ]),
+      );
+      expect(before.indexes).not.toContain('occurrences_holding_idx');
+      expect(before.identity).toBe('UNIQUE (schedule_id, revision, scheduled_at, origin_key)');
 
-        const again = await migrateDatabase(last.url);
-        expect(again.applied).toEqual([
-          'OneHoldingIndex1796680000000',
-          'HistoryByIdentity1796690000000',
-          'AttemptsWithoutRunKey1796700000000',
-        ]);
-        expect(await layout()).toEqual(latest);
-      } finally {
-        await dataSource.destroy();
-      }
-    } finally {
-      await last.drop();
-    }
-  });
+      const again = await migrateDatabase(url);
+      expect(again.applied).toEqual([
+        'OneHoldingIndex1796680000000',
+        'HistoryByIdentity1796690000000',
+        'AttemptsWithoutRunKey1796700000000',
+      ]);
+      expect(await layout()).toEqual(latest);
+    }));
 
-  it('drop the key from attempts to their run, and put it back (AttemptsWithoutRunKey)', async () => {
-    const last = await createTestDatabase({ empty: true });
-    try {
-      await migrateDatabase(last.url);
-      const dataSource = await new DataSource(dataSourceOptions(last.url, SCHEMA, 1)).initialize();
-      try {
-        const keysOfAttempts = async () =>
-          (
-            await dataSource.query(
-              `SELECT conname FROM pg_constraint
+  it('drop the key from attempts to their run, and put it back (AttemptsWithoutRunKey)', () =>
+    onLatestSchema(async (dataSource, url) => {
+      const keysOfAttempts = async () =>
+        (
+          await dataSource.query(
+            `SELECT conname FROM pg_constraint
                 WHERE conrelid = 'attempts'::regclass AND contype = 'f' AND conparentid = 0
                 ORDER BY conname`,
-            )
-          ).map((row: { conname: string }) => row.conname);
-        expect(await keysOfAttempts()).toEqual([]);
+          )
+        ).map((row: { conname: string }) => row.conname);
+      expect(await keysOfAttempts()).toEqual([]);
 
-        await dataSource.undoLastMigration({ transaction: 'all' });
-        expect(await keysOfAttempts()).toEqual(['attempts_run_id_fkey']);
+      await dataSource.undoLastMigration({ transaction: 'all' });
+      expect(await keysOfAttempts()).toEqual(['attempts_run_id_fkey']);
 
-        const again = await migrateDatabase(last.url);
-        expect(again.applied).toEqual(['AttemptsWithoutRunKey1796700000000']);
-        expect(await keysOfAttempts()).toEqual([]);
-      } finally {
-        await dataSource.destroy();
-      }
-    } finally {
-      await last.drop();
-    }
-  });
+      const again = await migrateDatabase(url);
+      expect(again.applied).toEqual(['AttemptsWithoutRunKey1796700000000']);
+      expect(await keysOfAttempts()).toEqual([]);
+    }));
 
   it('move existing runs and attempts into the partitioned layout without loss, and back (PartitionedHistory)', async () => {
     const old = await createTestDatabase({ empty: true });
