@@ -76,6 +76,11 @@ export function dataSourceOptions(
       // their parameters: plan them once per connection rather than at every call (the planner's
       // automatic choice kept re-planning the admission statements, several ms each).
       options: '-c plan_cache_mode=force_generic_plan',
+      // A statement is written as soon as it is called, not after the answer to the one before:
+      // a transaction's BEGIN travels with its first statement (SqlRunner.transaction), and
+      // statements a repository sends together share a wait. Answers still come, and statements
+      // still run, in the order written.
+      pipeline: true,
     },
   };
 }

@@ -24,7 +24,7 @@ export {
 } from './primary-client';
 export { PreparingPrimaryClient } from './preparing-client';
 export { NoWritableHostError, PrimaryLocator, ReadOnlyServerError } from './primary-locator';
-export { databaseRoundTrips } from './round-trips';
+export { databaseRoundTrips, databaseWaits } from './round-trips';
 export { instantBounds, UNBOUNDED, type InstantBounds } from './partition-bounds';
 export { SqlRunner, type Row } from './sql-runner';
 export { anyRow, rowById, type RowProbe } from './row-probe';

@@ -8,7 +8,7 @@ import {
   type ProbeResult,
 } from './primary-locator';
 import { PREPARE_WRITE_SESSION, SESSION_IS_WRITABLE } from './primary.sql';
-import { countRoundTrip } from './round-trips';
+import { countRoundTrip, countWait } from './round-trips';
 
 type Query = (this: Client, ...args: unknown[]) => unknown;
 const clientQuery = Client.prototype.query as unknown as Query;
@@ -49,13 +49,18 @@ export class PrimaryClient extends Client {
    * from then on, parsed and planned at every call like any unnamed statement.
    */
   private readonly unprepared = new Set<string>();
+  /** Statements written and not yet answered (a ReadyForQuery each): see countWait. */
+  private inFlight = 0;
 
   constructor(config: PrimaryClientConfig) {
     // `stream` is for clients that cannot be a PrimaryClient (see primarySocket).
     super({ ...config, stream: undefined });
     this.locator = config.primaryLocator;
     // ReadyForQuery ends every round trip (simple query or extended-protocol Sync).
-    this.connection.on('readyForQuery', countRoundTrip);
+    this.connection.on('readyForQuery', () => {
+      countRoundTrip();
+      if (this.inFlight > 0) this.inFlight--;
+    });
     // A connection lost while it is checked out but between queries (a transaction between
     // statements; the server shut down or failed over) emits 'error' with nobody listening:
     // pg-pool listens only while a client is idle, TypeORM not at all, and an unheard 'error'
@@ -77,6 +82,8 @@ export class PrimaryClient extends Client {
   // pg's query() has a dozen overloads; this one only looks at a named config object.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   override query(...args: any[]): any {
+    // Without pipelining a statement is written only once the one before it is answered.
+    if (this.inFlight++ === 0 || !this.pipeline) countWait();
     const [config] = args as unknown[];
     if (!isNamedStatement(config)) return clientQuery.apply(this, args);
     if (this.unprepared.has(config.text)) {

@@ -4,13 +4,12 @@ import type { PoolClient, QueryResult as PgResult } from 'pg';
 import {
   QueryFailedError,
   QueryResult,
-  QueryRunnerAlreadyReleasedError,
   type DataSource,
   type EntityManager,
   type QueryRunner,
 } from 'typeorm';
 import { preparedName } from './prepared-statements';
-import { managerOf, Tx, wrapTransaction } from './transaction';
+import { clientOf, endTransaction, managerOf, Tx, wrapTransaction } from './transaction';
 
 export type Row = Record<string, unknown>;
 
@@ -23,8 +22,44 @@ export type Row = Record<string, unknown>;
 export class SqlRunner {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction((manager) => work(wrapTransaction(manager)));
+  /**
+   * Runs `work` in one transaction: committed when it resolves, rolled back when it throws. BEGIN
+   * is written without waiting for its answer, so it travels with the work's first statement
+   * (the pool's connections pipeline: `pipeline` in data-source-options.ts) and a transaction
+   * waits for the server once less. BEGIN fails only with its connection, and then so does every
+   * statement written after it: nothing of the work can run outside the transaction.
+   */
+  async transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    // TypeORM declares the flag read-only for its callers; its own startTransaction sets it.
+    const runner = this.dataSource.createQueryRunner() as QueryRunner & {
+      isTransactionActive: boolean;
+    };
+    let client: PoolClient;
+    try {
+      client = (await runner.connect()) as PoolClient;
+    } catch (error) {
+      await runner.release();
+      throw error;
+    }
+    // TypeORM's own operations through this manager (entity CRUD) then never open a
+    // transaction of their own inside ours.
+    runner.isTransactionActive = true;
+    const tx = wrapTransaction(runner.manager, client);
+    const begun = send(client, 'BEGIN');
+    begun.catch(() => undefined); // answered below, or with the work's first statement
+    try {
+      const result = await work(tx);
+      await begun;
+      await send(client, 'COMMIT');
+      return result;
+    } catch (error) {
+      await send(client, 'ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      endTransaction(tx);
+      runner.isTransactionActive = false;
+      await runner.release();
+    }
   }
 
   /** The rows a statement returns (RETURNING included). */
@@ -45,37 +80,41 @@ export class SqlRunner {
 
   /**
    * TypeORM's structured result, whatever the command (plain `query()` answers UPDATE and
-   * DELETE with `[rows, rowCount]` but other commands with the rows alone). Statements that
-   * prepare (see prepared-statements.ts) go to the connection as named statements; the others
-   * through TypeORM's runner as before. Failures are TypeORM's QueryFailedError either way.
+   * DELETE with `[rows, rowCount]` but other commands with the rows alone). A transaction's
+   * statement is written to its connection before this returns (see clientOf); a statement of
+   * its own takes a pooled connection. Statements that prepare (see prepared-statements.ts) go
+   * as named statements, the others unnamed. Failures are TypeORM's QueryFailedError either way.
    */
-  private async structured(sql: string, params: unknown[], tx?: Tx): Promise<QueryResult> {
-    const manager = this.manager(tx);
-    const runner = manager.queryRunner ?? manager.connection.createQueryRunner();
+  private structured(sql: string, params: unknown[], tx?: Tx): Promise<QueryResult> {
+    if (tx) return send(clientOf(tx), sql, params);
+    return this.alone(sql, params);
+  }
+
+  private async alone(sql: string, params: unknown[]): Promise<QueryResult> {
+    const runner = this.dataSource.createQueryRunner();
     try {
-      const name = preparedName(sql);
-      if (name === null) return await runner.query(sql, params, true);
-      return await prepared(runner, name, sql, params);
+      if (preparedName(sql) === null) return await runner.query(sql, params, true);
+      return await send((await runner.connect()) as PoolClient, sql, params);
     } finally {
-      if (!manager.queryRunner) await runner.release();
+      await runner.release();
     }
   }
 }
 
-async function prepared(
-  runner: QueryRunner,
-  name: string,
-  sql: string,
-  params: unknown[],
-): Promise<QueryResult> {
-  if (runner.isReleased) throw new QueryRunnerAlreadyReleasedError();
-  const client = (await runner.connect()) as PoolClient;
-  let raw: PgResult;
-  try {
-    raw = await client.query({ name, text: sql, values: params });
-  } catch (error) {
-    throw new QueryFailedError(sql, params, error as Error);
-  }
+/**
+ * Writes one statement to the connection now (named when it prepares) and answers TypeORM's
+ * structured result; a failure is TypeORM's QueryFailedError, as a statement run by TypeORM.
+ */
+function send(client: PoolClient, sql: string, params: unknown[] = []): Promise<QueryResult> {
+  const name = preparedName(sql);
+  const sent: Promise<PgResult> =
+    name === null ? client.query(sql, params) : client.query({ name, text: sql, values: params });
+  return sent.then(structuredResult, (error: Error) => {
+    throw new QueryFailedError(sql, params, error);
+  });
+}
+
+function structuredResult(raw: PgResult): QueryResult {
   const result = new QueryResult();
   result.records = raw.rows;
   result.affected = raw.rowCount ?? undefined;

@@ -1,4 +1,5 @@
-import type { EntityManager } from 'typeorm';
+import type { PoolClient } from 'pg';
+import { QueryRunnerAlreadyReleasedError, type EntityManager } from 'typeorm';
 
 /**
  * An open database transaction, as services see it: a handle to pass to the repositories whose
@@ -9,16 +10,44 @@ export interface Tx {
   readonly __transaction: unique symbol;
 }
 
-const managers = new WeakMap<Tx, EntityManager>();
+/** What a transaction's handle stands for: TypeORM's manager and the connection under it. */
+interface OpenTransaction {
+  manager: EntityManager;
+  /**
+   * The connection itself: a statement of the transaction is written to it at once, in the order
+   * it is called (no await between the call and the write), so statements sent without waiting
+   * for each other's answers travel in that order (see SqlRunner.transaction).
+   */
+  client: PoolClient;
+  /** Committed or rolled back: its connection is back in the pool, maybe someone else's. */
+  ended: boolean;
+}
 
-export function wrapTransaction(manager: EntityManager): Tx {
+const open = new WeakMap<Tx, OpenTransaction>();
+
+export function wrapTransaction(manager: EntityManager, client: PoolClient): Tx {
   const tx = Object.freeze({}) as Tx;
-  managers.set(tx, manager);
+  open.set(tx, { manager, client, ended: false });
   return tx;
 }
 
+/** Called once the transaction has committed or rolled back: its handle is dead from then on. */
+export function endTransaction(tx: Tx): void {
+  openOf(tx).ended = true;
+}
+
+function openOf(tx: Tx): OpenTransaction {
+  const found = open.get(tx);
+  if (!found) throw new Error('not a transaction of this process');
+  return found;
+}
+
 export function managerOf(tx: Tx): EntityManager {
-  const manager = managers.get(tx);
-  if (!manager) throw new Error('not a transaction of this process');
-  return manager;
+  return openOf(tx).manager;
+}
+
+export function clientOf(tx: Tx): PoolClient {
+  const found = openOf(tx);
+  if (found.ended) throw new QueryRunnerAlreadyReleasedError();
+  return found.client;
 }

@@ -9,7 +9,7 @@ import {
   type MetricValue,
   Registry,
 } from 'prom-client';
-import { databaseRoundTrips } from '../database';
+import { databaseRoundTrips, databaseWaits } from '../database';
 
 /** Other processes' registries as `getMetricsAsJSON()` gives them (a primary's worker pool). */
 export type PeerMetricsSource = () => Promise<
@@ -50,6 +50,17 @@ export class MetricsService {
     collect() {
       this.reset();
       this.inc(databaseRoundTrips());
+    },
+  });
+
+  /** Read at scrape time, as above: statements that had to wait alone (see databaseWaits). */
+  readonly dbWaits = new Counter({
+    name: 'dueline_db_waits_total',
+    help: 'Statements this process wrote to Postgres with nothing else in flight on the connection (pipelined ones share a wait)',
+    registers: [this.registry],
+    collect() {
+      this.reset();
+      this.inc(databaseWaits());
     },
   });
 
