@@ -21,6 +21,8 @@ export interface CostReading {
   transactions: number;
   /** Round trips made by the clients under test (the service's metric, or the bench's count). */
   roundTrips: number | null;
+  /** The waits those round trips took (pipelined statements share one). */
+  waits: number | null;
   /** Table + index + TOAST bytes of the project's and pg-boss's relations, by group. */
   relationBytes: RelationBytes;
 }
@@ -47,6 +49,7 @@ export interface OccurrenceCost {
     foreignKeyChecks: number | null;
     transactions: number;
     roundTrips: number | null;
+    waits: number | null;
     /** Growth of all relations (history + queue + other) per run. */
     relationBytes: number;
     historyBytes: number;
@@ -85,6 +88,7 @@ export function costBetween(
       foreignKeyChecks: round(per(diff(start.foreignKeyChecks, end.foreignKeyChecks))),
       transactions: zero(round(per(end.transactions - start.transactions))),
       roundTrips: round(per(diff(start.roundTrips, end.roundTrips))),
+      waits: round(per(diff(start.waits, end.waits))),
       relationBytes: zero(
         round(per(totalBytes(end.relationBytes) - totalBytes(start.relationBytes))),
       ),

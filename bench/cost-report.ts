@@ -35,7 +35,7 @@ export function renderCost(results: readonly ScenarioResult[]): string[] {
   const v = (x: number | null) => (x === null ? '-' : String(x));
   const lines = [
     '',
-    '| cost per delivered run | runs | Postgres CPU ms | WAL bytes | WAL records | statements (+ FK checks) | transactions | round trips | relation growth B (history / queue / other) | service CPU ms |',
+    '| cost per delivered run | runs | Postgres CPU ms | WAL bytes | WAL records | statements (+ FK checks) | transactions | round trips (waits) | relation growth B (history / queue / other) | service CPU ms |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of rows) {
@@ -43,7 +43,7 @@ export function renderCost(results: readonly ScenarioResult[]): string[] {
     const p = c.perRun;
     lines.push(
       `| ${r.label} | ${c.runs} | ${v(p.postgresCpuMs)} | ${v(p.walBytes)} | ${v(p.walRecords)} | ` +
-        `${v(p.statements)} (+${v(p.foreignKeyChecks)}) | ${v(p.transactions)} | ${v(p.roundTrips)} | ` +
+        `${v(p.statements)} (+${v(p.foreignKeyChecks)}) | ${v(p.transactions)} | ${v(p.roundTrips)} (${v(p.waits)}) | ` +
         `${v(p.relationBytes)} (${v(p.historyBytes)} / ${v(p.queueBytes)} / ${v(p.otherBytes)}) | ` +
         `${v(p.serviceCpuMs)} |`,
     );

@@ -59,8 +59,15 @@ const topStatements = (order: string, limit: number) => `
 const TOP_STATEMENTS = topStatements('total_exec_time + total_plan_time', 14);
 const MOST_CALLED = topStatements('calls', 40);
 
-/** Where the round trips of the clients under test come from at a reading. */
-export type RoundTripSource = () => Promise<number | null>;
+/** What the clients under test have asked of Postgres so far: round trips, and the waits they took. */
+export interface Traffic {
+  roundTrips: number;
+  /** Statements written with nothing else in flight on their connection (see the service's metric). */
+  waits: number;
+}
+
+/** Where the traffic of the clients under test comes from at a reading. */
+export type TrafficSource = () => Promise<Traffic | null>;
 
 /** A reading, and where the WAL stood at it (the breakdown's window, BENCH_COST_DEBUG). */
 interface MeterReading extends CostReading {
@@ -83,7 +90,7 @@ export class OccurrenceCostMeter {
   constructor(
     private readonly pg: PgServer,
     private readonly database: { name: string; url: string },
-    private readonly roundTrips: RoundTripSource,
+    private readonly traffic: TrafficSource,
   ) {}
 
   async start(): Promise<void> {
@@ -149,7 +156,7 @@ export class OccurrenceCostMeter {
         RELATION_BYTES,
         [PGBOSS_SCHEMA, HISTORY_TABLES],
       );
-      const roundTrips = await this.roundTrips();
+      const traffic = await this.traffic();
       const bytes = { history: 0, queue: 0, other: 0 };
       for (const row of sizes.rows) bytes[row.grp] += row.bytes;
       return {
@@ -163,7 +170,8 @@ export class OccurrenceCostMeter {
         statements: statements ? statements.rows[0].n : null,
         foreignKeyChecks: statements ? statements.rows[0].fk : null,
         transactions: xacts.rows[0]?.n ?? 0,
-        roundTrips,
+        roundTrips: traffic?.roundTrips ?? null,
+        waits: traffic?.waits ?? null,
         relationBytes: bytes,
       };
     } finally {
@@ -172,18 +180,23 @@ export class OccurrenceCostMeter {
   }
 }
 
-/** The sum of `dueline_db_round_trips_total` over the replicas' /metrics (null if one fails). */
-export function serviceRoundTrips(urls: () => readonly string[]): RoundTripSource {
+/**
+ * The sums of `dueline_db_round_trips_total` and `dueline_db_waits_total` over the replicas'
+ * /metrics (null if one fails).
+ */
+export function serviceTraffic(urls: () => readonly string[]): TrafficSource {
   return async () => {
-    let total = 0;
+    const total: Traffic = { roundTrips: 0, waits: 0 };
     for (const url of urls()) {
       const text = await fetch(`${url}/metrics`).then(
         (res) => (res.ok ? res.text() : null),
         () => null,
       );
-      const match = text && /^dueline_db_round_trips_total (\d+(?:\.\d+)?)/m.exec(text);
-      if (!match) return null;
-      total += Number(match[1]);
+      const roundTrips = text && /^dueline_db_round_trips_total (\d+(?:\.\d+)?)/m.exec(text);
+      const waits = text && /^dueline_db_waits_total (\d+(?:\.\d+)?)/m.exec(text);
+      if (!roundTrips || !waits) return null;
+      total.roundTrips += Number(roundTrips[1]);
+      total.waits += Number(waits[1]);
     }
     return total;
   };
@@ -207,7 +220,7 @@ export function describeCost(cost: OccurrenceCost): string {
   return (
     `cost per run over ${cost.runs} runs (${cost.seconds} s): Postgres CPU ${v(p.postgresCpuMs, ' ms')}, ` +
     `WAL ${v(p.walBytes, ' B')} (${v(p.walRecords)} records, ${v(p.walFullPageImages)} FPI), ` +
-    `${v(p.statements)} statements (+${v(p.foreignKeyChecks)} FK checks), ${v(p.transactions)} transactions, ${v(p.roundTrips)} round trips, ` +
+    `${v(p.statements)} statements (+${v(p.foreignKeyChecks)} FK checks), ${v(p.transactions)} transactions, ${v(p.roundTrips)} round trips (${v(p.waits)} waits), ` +
     `+${v(p.relationBytes, ' B')} relations (history ${v(p.historyBytes)}, queue ${v(p.queueBytes)}, ` +
     `other ${v(p.otherBytes)}), service CPU ${v(p.serviceCpuMs, ' ms')}`
   );

@@ -1,6 +1,6 @@
 import { ApiClient, mapLimit, Tenant } from './api-client';
 import type { BenchContext } from './context';
-import { OccurrenceCostMeter, serviceRoundTrips } from './occurrence-cost';
+import { OccurrenceCostMeter, serviceTraffic } from './occurrence-cost';
 import type { BenchDatabase, PgServer } from './postgres';
 import { ResourceMeter } from './resources';
 import { ADMIN_TOKEN, ServiceProcess, stopAll } from './service';
@@ -80,7 +80,7 @@ export class World {
     return new OccurrenceCostMeter(
       this.pg,
       this.db,
-      serviceRoundTrips(() => this.services.map((s) => s.url)),
+      serviceTraffic(() => this.services.map((s) => s.url)),
     );
   }
 

@@ -23,9 +23,10 @@ export async function runCeiling(ctx: BenchContext): Promise<ScenarioResult[]> {
     const { tenantId, scheduleId } = await prepare(db.url);
     const levels: Array<{ concurrency: number; perSecond: number }> = [];
     const meter = new ResourceMeter(ctx.pg.postmasterPid);
+    // The ceiling's clients write one statement at a time: each round trip is a wait.
     const traffic = { roundTrips: 0 };
     const costMeter = new OccurrenceCostMeter(ctx.pg, db, () =>
-      Promise.resolve(traffic.roundTrips),
+      Promise.resolve({ roundTrips: traffic.roundTrips, waits: traffic.roundTrips }),
     );
     meter.start([]);
     await costMeter.start();

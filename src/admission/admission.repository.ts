@@ -105,6 +105,29 @@ export class AdmissionRepository {
   }
 
   /**
+   * The fast claim of admitted runs behind their schedules' locks (LOCK_SCHEDULES_OF_CLAIMS, then
+   * CLAIM_RUNS), written together without waiting for the locks' answer: the server reads a
+   * statement only once it has answered the one before, so the claim still runs, and takes its
+   * snapshot, after the locks are granted, exactly as if it had been sent after their answer. One
+   * wait instead of two (and BEGIN travels with them: SqlRunner.transaction).
+   */
+  async claimManyBehindScheduleLocks(
+    tx: Tx,
+    runs: readonly ClaimRequest[],
+    workerId: string,
+    leaseMs: number,
+  ): Promise<Claim[]> {
+    const [, claims] = await Promise.all([
+      this.lockSchedulesOfClaims(
+        tx,
+        runs.map((run) => run.runId),
+      ),
+      this.claimMany(tx, runs, workerId, leaseMs, true),
+    ]);
+    return claims;
+  }
+
+  /**
    * What can be claimed of the runs (see CLAIM_RUNS). `admittedOnly`: the caller does not hold
    * the tenants' permit locks, so only runs admitted already may be taken.
    */
@@ -129,6 +152,24 @@ export class AdmissionRepository {
       tx,
     );
     return rows.map(toClaim);
+  }
+
+  /**
+   * newRunBudgets behind the tenants' permit locks (LOCK_TENANTS_PERMITS first), written
+   * together without waiting for the locks' answer: the server reads the budgets' statement only
+   * after answering the locks', so it still takes its snapshot once they are granted.
+   */
+  async newRunBudgetsBehindPermitLocks(
+    tx: Tx,
+    tenantIds: readonly string[],
+    scheduleIds: readonly string[],
+    withFleetBacklog: boolean,
+  ): ReturnType<AdmissionRepository['newRunBudgets']> {
+    const [, budgets] = await Promise.all([
+      this.lockTenantsPermits(tx, tenantIds),
+      this.newRunBudgets(tx, tenantIds, scheduleIds, withFleetBacklog),
+    ]);
+    return budgets;
   }
 
   /**

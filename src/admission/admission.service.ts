@@ -114,16 +114,11 @@ export class AdmissionService {
   async claimBatch(runs: readonly ClaimRequest[], workerId: string): Promise<Claim[]> {
     if (runs.length === 0) return [];
     const claims = await this.admission.transaction(async (tx) => {
-      await this.admission.lockSchedulesOfClaims(
-        tx,
-        runs.map((run) => run.runId),
-      );
-      const claimed = await this.admission.claimMany(
+      const claimed = await this.admission.claimManyBehindScheduleLocks(
         tx,
         runs,
         workerId,
         this.config.execution.leaseMs,
-        true,
       );
       await this.recordLateStarts(tx, claimed);
       return claimed;
@@ -142,8 +137,7 @@ export class AdmissionService {
   async decideNew(tx: Tx, runs: readonly NewRunToAdmit[]): Promise<void> {
     if (runs.length === 0) return;
     const tenantIds = runs.map((run) => run.tenantId);
-    await this.admission.lockTenantsPermits(tx, tenantIds);
-    const { tenants, targets, fleetBacklog } = await this.admission.newRunBudgets(
+    const { tenants, targets, fleetBacklog } = await this.admission.newRunBudgetsBehindPermitLocks(
       tx,
       tenantIds,
       runs.map((run) => run.scheduleId),
@@ -167,8 +161,8 @@ export class AdmissionService {
    */
   async admitted(tx: Tx, runs: readonly RunToPublish[]): Promise<void> {
     if (runs.length === 0) return;
-    await this.admission.spendTokensOfNewRuns(tx, runs);
-    await this.jobs.publish(tx, runs);
+    // Neither needs the other's answer: written together, one wait.
+    await Promise.all([this.admission.spendTokensOfNewRuns(tx, runs), this.jobs.publish(tx, runs)]);
   }
 
   /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AdmissionService } from '../../src/admission';
-import { databaseRoundTrips } from '../../src/database';
+import { databaseRoundTrips, databaseWaits } from '../../src/database';
 import { eventually } from '../support/eventually';
 import type { Claim } from '../../src/admission';
 import type { AttemptReport } from '../../src/execution';
@@ -359,6 +359,37 @@ describe('execution: batched claims and completions', () => {
     expect(await eventsOf(heard.runIds)).toBe(3);
     // The same batch but for the events' insert, which only the subscribed tenant's needs.
     expect(heard.took - unheard.took).toBe(1);
+  });
+
+  it('writes BEGIN and the schedule locks with the statements they guard: a claim waits twice, a completion three times', async () => {
+    const who = await tenant({ maxConcurrentRuns: 100 });
+    const schedules = await Promise.all([0, 1, 2].map(() => who.schedule()));
+    const runIds = (await Promise.all(schedules.map((id) => dueRuns(id, 1)))).flat();
+    /** What `work` cost: its round trips and the waits they took. */
+    const cost = async <T>(work: () => Promise<T>) => {
+      const before = { roundTrips: databaseRoundTrips(), waits: databaseWaits() };
+      const result = await work();
+      return {
+        result,
+        roundTrips: databaseRoundTrips() - before.roundTrips,
+        waits: databaseWaits() - before.waits,
+      };
+    };
+    const claim = await cost(() => claimBatch(who.id, runIds, 'w'));
+    expect(claim.result.map((c) => c.runId).sort()).toEqual([...runIds].sort());
+    // BEGIN, the schedules' locks and the claim in one wait, COMMIT in another.
+    expect(claim).toMatchObject({ roundTrips: 4, waits: 2 });
+    const completion = await cost(() => succeedAll(claim.result));
+    expect(completion.result.map((r) => r.state)).toEqual(Array(3).fill('SUCCEEDED'));
+    // BEGIN, the schedules' locks and the held runs' read; the transitions and the attempts'
+    // ends; COMMIT.
+    expect(completion).toMatchObject({ roundTrips: 6, waits: 3 });
+    // Ran as if each had waited: one run per schedule claimed, each attempt ended.
+    const attempts = await w.db.query(
+      `SELECT outcome FROM attempts WHERE run_id = ANY($1::uuid[])`,
+      [runIds],
+    );
+    expect(attempts.map((a: { outcome: string }) => a.outcome)).toEqual(Array(3).fill('succeeded'));
   });
 
   it('a buffer_one run ending in a batch hands the waiting run its job', async () => {

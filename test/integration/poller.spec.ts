@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { databaseRoundTrips, Transactions } from '../../src/database';
+import { databaseRoundTrips, databaseWaits, Transactions } from '../../src/database';
 import { OccurrencesService } from '../../src/occurrences';
 import { OverlapService } from '../../src/overlap';
 import { DueDispatcher, PollerService } from '../../src/poller';
@@ -104,6 +104,36 @@ describe('poller: due-time discovery and durable dispatch', () => {
       }
     });
 
+    it("writes a batch's statements that need nothing of each other's answers together: they share a wait", async () => {
+      const dispatcher = t.app.get(DueDispatcher);
+      const poller = t.app.get(PollerService);
+      await poller.beforeApplicationShutdown(); // this test drives the dispatcher itself
+      try {
+        const runAt = new Date(Date.now() + 300).toISOString();
+        const schedules = await Promise.all(
+          [0, 1, 2].map(() => make.createSchedule({ runAt, overlapPolicy: 'allow' })),
+        );
+        await new Promise((done) => setTimeout(done, 600));
+        const before = { roundTrips: databaseRoundTrips(), waits: databaseWaits() };
+        const batch = await dispatcher.dispatch(ALL_SHARDS, 100);
+        const roundTrips = databaseRoundTrips() - before.roundTrips;
+        const waits = databaseWaits() - before.waits;
+        expect(batch).toMatchObject({ entries: 3, published: 3 });
+        const rows = await db.query(
+          'SELECT state FROM occurrences WHERE schedule_id = ANY($1::uuid[])',
+          [schedules.map((s) => s.id)],
+        );
+        expect(rows).toEqual(Array(3).fill({ state: 'QUEUED' }));
+        // Written behind another statement without waiting for its answer: BEGIN (with the
+        // claim), the schedules' advance (with the due entries' delete; no next entries for
+        // one-time schedules), the tenants' budgets' read (with their permit locks), the jobs'
+        // insert (with the tokens' spending). Each of them is still a round trip of its own.
+        expect(roundTrips - waits).toBe(4);
+      } finally {
+        await poller.onApplicationBootstrap();
+      }
+    });
+
     it('prepares a batch ahead of its instant and commits it only once the database clock reaches it', async () => {
       const dispatcher = t.app.get(DueDispatcher);
       const poller = t.app.get(PollerService);
@@ -114,10 +144,12 @@ describe('poller: due-time discovery and durable dispatch', () => {
         );
         const schedule = await make.createSchedule({ runAt: new Date(at).toISOString() });
         // Nothing is due yet: without a lookahead the batch is empty, and costs its BEGIN, the
-        // claim that finds nothing and its COMMIT (no read of the clock, which plans nothing).
-        const before = databaseRoundTrips();
+        // claim that finds nothing and its COMMIT (no read of the clock, which plans nothing),
+        // and two waits: BEGIN travels with the claim.
+        const before = { roundTrips: databaseRoundTrips(), waits: databaseWaits() };
         const empty = await dispatcher.dispatch(ALL_SHARDS, 100);
-        expect(databaseRoundTrips() - before).toBe(3);
+        expect(databaseRoundTrips() - before.roundTrips).toBe(3);
+        expect(databaseWaits() - before.waits).toBe(2);
         expect(empty).toMatchObject({ entries: 0, created: [], now: null });
         const seen: Array<{ visible: boolean; dueByDbClock: boolean }> = [];
         let dispatching = true;

@@ -14,6 +14,7 @@ const reading = (over: Partial<CostReading>): CostReading => ({
   foreignKeyChecks: 0,
   transactions: 0,
   roundTrips: 0,
+  waits: 0,
   relationBytes: { history: 0, queue: 0, other: 0 },
   ...over,
 });
@@ -21,7 +22,13 @@ const reading = (over: Partial<CostReading>): CostReading => ({
 describe('costBetween', () => {
   it('divides every delta by the runs delivered', () => {
     const cost = costBetween(
-      reading({ postgresCpuSeconds: 10, walBytes: 1_000, statements: 5, roundTrips: 7 }),
+      reading({
+        postgresCpuSeconds: 10,
+        walBytes: 1_000,
+        statements: 5,
+        roundTrips: 7,
+        waits: 4,
+      }),
       reading({
         postgresCpuSeconds: 12,
         walBytes: 5_001_000,
@@ -30,6 +37,7 @@ describe('costBetween', () => {
         foreignKeyChecks: 1_000,
         transactions: 2_000,
         roundTrips: 3_007,
+        waits: 1_504,
         relationBytes: { history: 1_500_000, queue: 800_000, other: -100_000 },
       }),
       { runs: 1_000, seconds: 10, serviceCpuSeconds: 1.5 },
@@ -43,6 +51,7 @@ describe('costBetween', () => {
       foreignKeyChecks: 1,
       transactions: 2,
       roundTrips: 3,
+      waits: 1.5,
       relationBytes: 2_200,
       historyBytes: 1_500,
       queueBytes: 800,
@@ -53,13 +62,14 @@ describe('costBetween', () => {
 
   it('keeps unknown counters unknown and does not divide by zero runs', () => {
     const cost = costBetween(
-      reading({ postgresCpuSeconds: null, statements: null, roundTrips: null }),
+      reading({ postgresCpuSeconds: null, statements: null, roundTrips: null, waits: null }),
       reading({ postgresCpuSeconds: 1, statements: 9, roundTrips: 9, walBytes: 10 }),
       { runs: 0, seconds: 1, serviceCpuSeconds: null },
     );
     expect(cost.perRun.postgresCpuMs).toBeNull();
     expect(cost.perRun.statements).toBeNull();
     expect(cost.perRun.roundTrips).toBeNull();
+    expect(cost.perRun.waits).toBeNull();
     expect(cost.perRun.serviceCpuMs).toBeNull();
     expect(cost.perRun.walBytes).toBe(0);
   });

@@ -14,6 +14,7 @@ const cost = (runs: number, seconds: number): OccurrenceCost => ({
     foreignKeyChecks: 1,
     transactions: 0.2,
     roundTrips: 0.5,
+    waits: 0.4,
     relationBytes: 1_000,
     historyBytes: 900,
     queueBytes: 50,
