@@ -43,25 +43,17 @@ export class MetricsService {
   });
 
   /** Read at scrape time from the database module's process-wide count. */
-  readonly dbRoundTrips = new Counter({
+  readonly dbRoundTrips = countedElsewhere(this.registry, {
     name: 'dueline_db_round_trips_total',
     help: 'Round trips this process made to Postgres (queries and extended-protocol syncs, all pools)',
-    registers: [this.registry],
-    collect() {
-      this.reset();
-      this.inc(databaseRoundTrips());
-    },
+    read: databaseRoundTrips,
   });
 
   /** Read at scrape time, as above: statements that had to wait alone (see databaseWaits). */
-  readonly dbWaits = new Counter({
+  readonly dbWaits = countedElsewhere(this.registry, {
     name: 'dueline_db_waits_total',
     help: 'Statements this process wrote to Postgres with nothing else in flight on the connection (pipelined ones share a wait)',
-    registers: [this.registry],
-    collect() {
-      this.reset();
-      this.inc(databaseWaits());
-    },
+    read: databaseWaits,
   });
 
   constructor() {
@@ -89,4 +81,20 @@ export class MetricsService {
   get contentType(): string {
     return this.registry.contentType;
   }
+}
+
+/** A counter whose value another module keeps: read at scrape time, never incremented here. */
+function countedElsewhere(
+  registry: Registry,
+  counter: { name: string; help: string; read: () => number },
+): Counter {
+  return new Counter({
+    name: counter.name,
+    help: counter.help,
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(counter.read());
+    },
+  });
 }

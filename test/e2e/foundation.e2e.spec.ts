@@ -219,6 +219,15 @@ describe('foundation over HTTP', () => {
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toMatch(/^text\/plain/);
       expect(res.text).toContain('dueline_process_cpu_user_seconds_total');
+      // The database's own counts, read at scrape time: this app has talked to Postgres, and a
+      // wait is taken by at most every round trip.
+      const count = (name: string) =>
+        Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(res.text)?.[1] ?? NaN);
+      expect(count('dueline_db_round_trips_total')).toBeGreaterThan(0);
+      expect(count('dueline_db_waits_total')).toBeGreaterThan(0);
+      expect(count('dueline_db_waits_total')).toBeLessThanOrEqual(
+        count('dueline_db_round_trips_total'),
+      );
       expect(res.text).toMatch(
         /dueline_http_request_duration_seconds_bucket\{le="[^"]+",method="GET",route="\/health\/live",status="200"\}/,
       );
