@@ -100,7 +100,7 @@ export class AdmissionRepository {
   }
 
   /** The schedule locks a batched claim needs for overlap (see LOCK_SCHEDULES_OF_CLAIMS). */
-  async lockSchedulesOfClaims(tx: Tx, runIds: readonly string[]): Promise<void> {
+  private async lockSchedulesOfClaims(tx: Tx, runIds: readonly string[]): Promise<void> {
     await this.sql.rows(LOCK_SCHEDULES_OF_CLAIMS, [runIds, CONCURRENT_POLICIES], tx);
   }
 
@@ -177,7 +177,7 @@ export class AdmissionRepository {
    * the tenants' budgets, the budgets of the limited targets by schedule, and the fleet's
    * backlog when asked for (else null).
    */
-  async newRunBudgets(
+  private async newRunBudgets(
     tx: Tx,
     tenantIds: readonly string[],
     scheduleIds: readonly string[],

@@ -56,7 +56,7 @@ export class ExecutionRepository {
   }
 
   /** The schedule locks of a batch of completions (see LOCK_SCHEDULES_OF_RUNS). */
-  async lockSchedulesOfRuns(tx: Tx, fences: readonly RunFence[]): Promise<void> {
+  private async lockSchedulesOfRuns(tx: Tx, fences: readonly RunFence[]): Promise<void> {
     await this.sql.rows(
       LOCK_SCHEDULES_OF_RUNS,
       [fences.map((f) => f.runId), ...instantBounds(fences.map((f) => f.scheduledAt))],
@@ -79,7 +79,7 @@ export class ExecutionRepository {
   }
 
   /** The runs still held under the given fences, locked (see LOCK_HELD_RUNS). */
-  async lockHeld(tx: Tx, fences: readonly RunFence[]): Promise<HeldRunRecord[]> {
+  private async lockHeld(tx: Tx, fences: readonly RunFence[]): Promise<HeldRunRecord[]> {
     const rows = await this.sql.rows(
       LOCK_HELD_RUNS,
       [
