@@ -63,7 +63,12 @@ export function parseDatabaseUrl(url: string): DatabaseAddress {
 
 /** A single-host URL for one server of the address (what `pg` and TypeORM understand). */
 export function urlFor(address: DatabaseAddress, host: HostPort): string {
-  const name = host.host.includes(':') ? `[${host.host}]` : host.host;
+  // A socket directory (libpq's host starting with "/") goes back percent-encoded, as it came.
+  const name = host.host.startsWith('/')
+    ? encodeURIComponent(host.host)
+    : host.host.includes(':')
+      ? `[${host.host}]`
+      : host.host;
   return `${address.prefix}${name}:${host.port}${address.suffix}`;
 }
 

@@ -177,7 +177,10 @@ class PrimarySocket extends Socket {
         const untrack = this.locator.track(host, { destroy: (reason) => this.destroy(reason) });
         this.once('close', untrack);
         this.once('error', () => this.locator.forget(host));
-        super.connect(host.port, host.host);
+        // A socket directory (libpq's host starting with "/") names the server's Unix socket in
+        // it, as pg's own client does.
+        if (host.host.startsWith('/')) super.connect(`${host.host}/.s.PGSQL.${host.port}`);
+        else super.connect(host.port, host.host);
       },
       (error: Error) => this.destroy(error),
     );

@@ -26,6 +26,14 @@ describe('parseDatabaseUrl (libpq multi-host URI)', () => {
     expect(urlFor(address, address.hosts[0])).toBe('postgresql://u@127.0.0.1:5432/db');
   });
 
+  it('carries a socket directory (a host starting with "/", percent-encoded) through', () => {
+    const address = parseDatabaseUrl('postgres://u@%2Fvar%2Frun%2Fpostgresql:5433/db');
+    expect(address.hosts).toEqual([{ host: '/var/run/postgresql', port: 5433 }]);
+    expect(urlFor(address, address.hosts[0])).toBe(
+      'postgres://u@%2Fvar%2Frun%2Fpostgresql:5433/db',
+    );
+  });
+
   it.each(['any', 'read-write', 'primary'])('accepts target_session_attrs=%s', (attrs) => {
     expect(parseDatabaseUrl(`postgres://a,b/db?target_session_attrs=${attrs}`).hosts).toHaveLength(
       2,
