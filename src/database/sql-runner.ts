@@ -93,8 +93,9 @@ export class SqlRunner {
   private async alone(sql: string, params: unknown[]): Promise<QueryResult> {
     const runner = this.dataSource.createQueryRunner();
     try {
-      if (preparedName(sql) === null) return await runner.query(sql, params, true);
-      return await send((await runner.connect()) as PoolClient, sql, params);
+      const name = preparedName(sql);
+      if (name === null) return await runner.query(sql, params, true);
+      return await send((await runner.connect()) as PoolClient, sql, params, name);
     } finally {
       await runner.release();
     }
@@ -105,8 +106,12 @@ export class SqlRunner {
  * Writes one statement to the connection now (named when it prepares) and answers TypeORM's
  * structured result; a failure is TypeORM's QueryFailedError, as a statement run by TypeORM.
  */
-function send(client: PoolClient, sql: string, params: unknown[] = []): Promise<QueryResult> {
-  const name = preparedName(sql);
+function send(
+  client: PoolClient,
+  sql: string,
+  params: unknown[] = [],
+  name: string | null = preparedName(sql),
+): Promise<QueryResult> {
   const sent: Promise<PgResult> =
     name === null ? client.query(sql, params) : client.query({ name, text: sql, values: params });
   return sent.then(structuredResult, (error: Error) => {
