@@ -51,8 +51,10 @@ export function dataSourceOptions(
   schema: SchemaDefinition,
   poolSize = 20,
   locator: PrimaryLocator = primaryLocatorFor(url),
-  connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS,
-  poolIdleMs = DEFAULT_POOL_IDLE_MS,
+  {
+    connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS,
+    poolIdleMs = DEFAULT_POOL_IDLE_MS,
+  }: Partial<Pick<ConnectionTuning, 'connectTimeoutMs' | 'poolIdleMs'>> = {},
 ): DataSourceOptions {
   return {
     type: 'postgres',

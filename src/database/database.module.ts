@@ -51,14 +51,7 @@ export class DatabaseModule {
       global: true,
       imports: [
         TypeOrmModule.forRoot({
-          ...dataSourceOptions(
-            url,
-            schema,
-            poolSize,
-            locator,
-            tuning?.connectTimeoutMs,
-            tuning?.poolIdleMs,
-          ),
+          ...dataSourceOptions(url, schema, poolSize, locator, tuning),
           retryAttempts: 3,
           retryDelay: 1000,
         }),

@@ -5,8 +5,8 @@ const URL = 'postgres://dueline@127.0.0.1:5432/dueline';
 
 /** What the ledger's pool is told (the queue's takes the same primaryPoolOptions). */
 describe('pool options', () => {
-  const extra = (...tuning: [number?, number?]) =>
-    (dataSourceOptions(URL, SCHEMA, 5, primaryLocatorFor(URL), ...tuning) as { extra: object })
+  const extra = (tuning: { connectTimeoutMs?: number; poolIdleMs?: number } = {}) =>
+    (dataSourceOptions(URL, SCHEMA, 5, primaryLocatorFor(URL), tuning) as { extra: object })
       .extra as { idleTimeoutMillis: number; connectionTimeoutMillis: number };
 
   it("keep an idle connection five minutes by default, not pg-pool's ten seconds", () => {
@@ -15,7 +15,7 @@ describe('pool options', () => {
   });
 
   it('take the configured idle and connect timeouts', () => {
-    expect(extra(1500, 42_000)).toMatchObject({
+    expect(extra({ connectTimeoutMs: 1500, poolIdleMs: 42_000 })).toMatchObject({
       idleTimeoutMillis: 42_000,
       connectionTimeoutMillis: 1500,
     });
