@@ -62,9 +62,14 @@ export function parseDatabaseUrl(url: string): DatabaseAddress {
 }
 
 /** A single-host URL for one server of the address (what `pg` and TypeORM understand). */
+/** libpq's rule: a host that starts with "/" is the directory of the server's Unix socket. */
+export function isSocketDirectory(host: HostPort): boolean {
+  return host.host.startsWith('/');
+}
+
 export function urlFor(address: DatabaseAddress, host: HostPort): string {
-  // A socket directory (libpq's host starting with "/") goes back percent-encoded, as it came.
-  const name = host.host.startsWith('/')
+  // A socket directory goes back percent-encoded, as it came.
+  const name = isSocketDirectory(host)
     ? encodeURIComponent(host.host)
     : host.host.includes(':')
       ? `[${host.host}]`

@@ -1,6 +1,6 @@
 import { Socket } from 'node:net';
 import { Client, type ClientConfig, type QueryResult } from 'pg';
-import { urlFor, type DatabaseAddress, type HostPort } from './database-address';
+import { isSocketDirectory, urlFor, type DatabaseAddress, type HostPort } from './database-address';
 import {
   PrimaryLocator,
   ReadOnlyServerError,
@@ -177,9 +177,8 @@ class PrimarySocket extends Socket {
         const untrack = this.locator.track(host, { destroy: (reason) => this.destroy(reason) });
         this.once('close', untrack);
         this.once('error', () => this.locator.forget(host));
-        // A socket directory (libpq's host starting with "/") names the server's Unix socket in
-        // it, as pg's own client does.
-        if (host.host.startsWith('/')) super.connect(`${host.host}/.s.PGSQL.${host.port}`);
+        // A socket directory holds the server's Unix socket, named as pg's own client names it.
+        if (isSocketDirectory(host)) super.connect(`${host.host}/.s.PGSQL.${host.port}`);
         else super.connect(host.port, host.host);
       },
       (error: Error) => this.destroy(error),
