@@ -23,8 +23,8 @@ interface AttemptRow {
 /** The end of the attempt a fence identifies. */
 export interface FencedAttemptEnd extends AttemptEnd {
   runId: string;
-  /** The run's scheduled_at: confines the update to the run's partition. */
-  scheduledAt: Date;
+  /** The run's scheduled_at, when known: confines the update to the run's partition. */
+  scheduledAt?: Date;
   fencingToken: number;
 }
 

@@ -17,9 +17,12 @@
  * the statistics its cached generic plan was made with. The plain join, planned while the
  * history was empty, read the whole of its range of attempts for every batch (every attempt of
  * the day's partition in a batch of runs of one instant: 3,010 rows for 10 in
- * run-index-plans.spec.ts). The caller holds the runs' row locks (completion, sweep), so no one
- * else changes these attempts meanwhile; a row changed all the same has a new address and is
- * left as that change left it (it is no longer `outcome IS NULL`: every change ends it).
+ * run-index-plans.spec.ts). The caller holds the runs' row locks (completion, sweep: taken by a
+ * read under the fence, or by the fenced transition written before this statement), so no one
+ * else changes these attempts meanwhile; the attempt of a run whose fence moved on has already
+ * ended (only a completion or the sweeper moves a run out of RUNNING, and each ends its attempt),
+ * so it is left alone (not `outcome IS NULL`). A row changed all the same has a new address and
+ * is left as that change left it (every change ends it).
  */
 export const END_ATTEMPTS = `
   WITH ended AS (

@@ -7,6 +7,8 @@
  * writes it once (ON CONFLICT DO NOTHING).
  */
 
+import { rowById } from '../database';
+
 /** An instant as JSON text in UTC with milliseconds, like the API's. */
 const iso = (column: string) =>
   `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
@@ -39,7 +41,8 @@ export const RECORD_RUN_EVENTS = `
 /**
  * Runs just claimed for their first attempt later than their planned fire instant plus their
  * schedule's late_after_seconds: run.late, once per run. $1 run ids (claimed in this
- * transaction, whose clock is the claim's).
+ * transaction, whose clock is the claim's), each found by a probe (rowById): a join of the ids
+ * with the runs may scan every RUNNING run (see execution.sql.ts).
  */
 export const RECORD_LATE_STARTS = `
   INSERT INTO events (id, subscription_id, tenant_id, target_id, type, data)
@@ -48,10 +51,13 @@ export const RECORD_LATE_STARTS = `
            'startedAt', ${iso('now()')},
            'lateBySeconds', round(extract(epoch FROM now() - o.fires_at)::numeric, 3),
            'lateAfterSeconds', sc.late_after_seconds)
-    FROM occurrences o
-    JOIN schedules sc ON sc.id = o.schedule_id AND sc.late_after_seconds IS NOT NULL
+    FROM unnest($1::uuid[]) AS b(id)
+    ${rowById('occurrences', 'o', 'b.id', 'x.*')}
+    ${rowById('schedules', 'sc', 'o.schedule_id', 'x.late_after_seconds', {
+      also: 'x.late_after_seconds IS NOT NULL',
+    })}
     JOIN subscriptions s ON s.tenant_id = o.tenant_id AND 'run.late' = ANY(s.event_types)
-   WHERE o.id = ANY($1::uuid[]) AND o.state = 'RUNNING' AND o.attempt_count = 1
+   WHERE o.state = 'RUNNING' AND o.attempt_count = 1
      AND now() > o.fires_at + make_interval(secs => sc.late_after_seconds)
   ON CONFLICT DO NOTHING`;
 

@@ -4,6 +4,7 @@ import type { OverlapPolicy } from '../overlap';
 import { priorityOfRank, type RunPriority, type RunState } from '../run-vocabulary';
 import type { HeartbeatResult, RunFence } from './execution';
 import {
+  FINISH_UNDER_FENCE,
   HEARTBEAT,
   LOCK_EXPIRED_LEASES,
   LOCK_HELD_RUNS,
@@ -14,17 +15,29 @@ import {
 import type { BackoffPolicy } from './retry-backoff';
 import type { HeldRun, Transition } from './run-transition';
 
-/** A RUNNING run read under its fence, with what its transition needs. */
-export interface HeldRunRecord extends HeldRun, RunFence {
+/** A run whose attempt ends under its fence: what the rest of its completion needs. */
+export interface EndedRunRecord extends RunFence {
   scheduleId: string;
   /** Read with the run: every later statement about it prunes to its partition. */
   scheduledAt: Date;
+  /** The attempt that ended (= attempt_count). */
+  attempt: number;
   /** The target the run was created for (its flow control's). */
   targetId: string | null;
   overlapPolicy: OverlapPolicy;
-  retryPolicy: BackoffPolicy;
   /** Its tenant had an event subscription when the run was read: its end may be an event. */
   subscribed: boolean;
+}
+
+/** A RUNNING run read under its fence, with what deciding its transition needs. */
+export interface HeldRunRecord extends HeldRun, EndedRunRecord {
+  retryPolicy: BackoffPolicy;
+}
+
+/** A transition decided from its report alone, for the run a fence names. */
+export interface Finish {
+  fence: RunFence;
+  transition: Transition;
 }
 
 export interface ExpiredLeaseRecord extends HeldRunRecord {
@@ -65,17 +78,52 @@ export class ExecutionRepository {
   }
 
   /**
-   * The runs still held under the given fences, locked, behind their schedules' locks
-   * (LOCK_SCHEDULES_OF_RUNS, then LOCK_HELD_RUNS), written together without waiting for the
-   * locks' answer: the server reads the second statement only after answering the first, so the
-   * read still takes its snapshot once the locks are granted. One wait instead of two.
+   * A batch of completions behind their schedules' locks (LOCK_SCHEDULES_OF_RUNS): the runs
+   * whose reports decide their end are finished at once (FINISH_UNDER_FENCE), the others are
+   * read and locked under their fences for the caller to decide (LOCK_HELD_RUNS). Written
+   * together without waiting for the locks' answer: the server reads each statement only after
+   * answering the one before, so both still take their snapshots once the locks are granted.
+   * One wait for all three. A fence missing from both results no longer holds.
    */
-  async lockHeldBehindScheduleLocks(tx: Tx, fences: readonly RunFence[]): Promise<HeldRunRecord[]> {
-    const [, held] = await Promise.all([
-      this.lockSchedulesOfRuns(tx, fences),
-      this.lockHeld(tx, fences),
+  async settleBehindScheduleLocks(
+    tx: Tx,
+    finishing: readonly Finish[],
+    deciding: readonly RunFence[],
+  ): Promise<{ finished: EndedRunRecord[]; held: HeldRunRecord[] }> {
+    const [, finished, held] = await Promise.all([
+      this.lockSchedulesOfRuns(tx, [...finishing.map((f) => f.fence), ...deciding]),
+      finishing.length > 0
+        ? this.finish(
+            tx,
+            inRunOrder(finishing, (f) => f.fence),
+          )
+        : [],
+      deciding.length > 0
+        ? this.lockHeld(
+            tx,
+            inRunOrder(deciding, (f) => f),
+          )
+        : [],
     ]);
-    return held;
+    return { finished, held };
+  }
+
+  /** The transitions decided from reports alone, under their fences (see FINISH_UNDER_FENCE). */
+  private async finish(tx: Tx, finishing: readonly Finish[]): Promise<EndedRunRecord[]> {
+    const rows = await this.sql.rows(
+      FINISH_UNDER_FENCE,
+      [
+        finishing.map((f) => f.fence.runId),
+        finishing.map((f) => f.fence.tenantId),
+        finishing.map((f) => f.fence.fencingToken),
+        finishing.map((f) => f.transition.state),
+        finishing.map((f) => f.transition.reason),
+        finishing.map((f) => f.transition.detail),
+        ...instantBounds(finishing.map((f) => f.fence.scheduledAt)),
+      ],
+      tx,
+    );
+    return rows.map(toEndedRun);
   }
 
   /** The runs still held under the given fences, locked (see LOCK_HELD_RUNS). */
@@ -143,7 +191,12 @@ export class ExecutionRepository {
   }
 }
 
-function toHeldRun(row: Row): HeldRunRecord {
+/** Runs in id order: the order their probes lock them in, the same in every batch. */
+function inRunOrder<T>(items: readonly T[], fence: (item: T) => RunFence): T[] {
+  return [...items].sort((a, b) => (fence(a).runId < fence(b).runId ? -1 : 1));
+}
+
+function toEndedRun(row: Row): EndedRunRecord {
   return {
     runId: row.id as string,
     tenantId: row.tenant_id as string,
@@ -152,15 +205,21 @@ function toHeldRun(row: Row): HeldRunRecord {
     targetId: row.target_id as string | null,
     fencingToken: Number(row.fencing_token),
     attempt: row.attempt_count as number,
+    overlapPolicy: row.overlap_policy as OverlapPolicy,
+    subscribed: row.subscribed as boolean,
+  };
+}
+
+function toHeldRun(row: Row): HeldRunRecord {
+  return {
+    ...toEndedRun(row),
     maxAttempts: row.max_attempts as number,
     retryDeadline: row.retry_deadline as Date,
     cancelRequested: row.cancel_requested as boolean,
-    overlapPolicy: row.overlap_policy as OverlapPolicy,
     retryPolicy: {
       initialDelayMs: row.retry_initial_delay_ms as number,
       maxDelayMs: row.retry_max_delay_ms as number,
     },
     dbNow: row.db_now as Date,
-    subscribed: row.subscribed as boolean,
   };
 }

@@ -8,17 +8,46 @@ import { Lifecycle, type LifecycleEvent, type RunIds } from '../observability';
 import { OccurrencesService, type Run } from '../occurrences';
 import { OverlapService } from '../overlap';
 import { RunJobsRepository, type RunToPublish } from '../queue';
+import type { RunPriority } from '../run-vocabulary';
 import { TargetsService } from '../targets';
-import type { AttemptReport, Completion, CompletionResult, HeartbeatResult } from './execution';
-import { ExecutionRepository, type HeldRunRecord } from './execution.repository';
+import type {
+  AttemptReport,
+  Completion,
+  CompletionResult,
+  HeartbeatResult,
+  RunFence,
+} from './execution';
+import {
+  ExecutionRepository,
+  type EndedRunRecord,
+  type HeldRunRecord,
+} from './execution.repository';
 import { retryDelayMs } from './retry-backoff';
-import { Transition, transitionAfterAttempt, transitionAfterLeaseExpiry } from './run-transition';
+import {
+  Transition,
+  transitionAfterAttempt,
+  transitionAfterLeaseExpiry,
+  transitionOfReport,
+} from './run-transition';
 
-/** One fenced transition to write, with what the attempt's end records. */
+/** A transition decided from the run as read under its fence, with what the attempt's end records. */
 interface Change {
   run: HeldRunRecord;
   transition: Transition;
-  attempt: Pick<AttemptReport, 'httpStatus' | 'durationMs' | 'error' | 'response' | 'traceId'>;
+  attempt: AttemptRecord;
+}
+
+type AttemptRecord = Pick<
+  AttemptReport,
+  'httpStatus' | 'durationMs' | 'error' | 'response' | 'traceId'
+>;
+
+/** A run whose transition is written, with what follows from it in the same transaction. */
+interface Settled {
+  run: EndedRunRecord;
+  transition: Transition;
+  /** A run gone to RETRY_WAIT: when its next attempt is due and its priority (its job's). */
+  retry: { at: Date; priority: RunPriority } | null;
 }
 
 /**
@@ -78,11 +107,12 @@ export class ExecutionService {
   }
 
   /**
-   * complete() for many attempts in one transaction: the schedule locks (in order), the held
-   * runs locked under their fences, then one UPDATE for the runs and one for the attempts.
-   * Results are in the order of `completions`; a run may appear once. The locks search the
-   * partitions of the completions' scheduledAt range (all of them if one has none); what follows
-   * uses the instants read with the runs.
+   * complete() for many attempts in one transaction, behind their schedules' locks (in order). A
+   * report that decides its run's end by itself (transitionOfReport: most are successes) is
+   * written at once under its fence, with its attempt's end, without reading the run first; the
+   * others are read and locked under their fences, decided, then written. Results are in the
+   * order of `completions`; a run may appear once. The statements search the partitions of the
+   * completions' scheduledAt range (all of them if one has none).
    */
   async completeMany(completions: readonly Completion[]): Promise<CompletionResult[]> {
     if (completions.length === 0) return [];
@@ -90,46 +120,63 @@ export class ExecutionService {
       throw new Error('completeMany: a run may be completed once per batch');
     }
     const outcome = await this.execution.transaction(async (tx) => {
-      const held = new Map(
-        (await this.execution.lockHeldBehindScheduleLocks(tx, completions)).map((run) => [
-          run.runId,
-          run,
-        ]),
-      );
+      const finishing: Array<{ fence: Completion; transition: Transition }> = [];
+      const deciding: Completion[] = [];
+      for (const completion of completions) {
+        const transition = transitionOfReport(completion.report);
+        if (transition) finishing.push({ fence: completion, transition });
+        else deciding.push(completion);
+      }
+      // The attempts' ends are written after the transitions that lock their runs; an attempt
+      // whose run left the fence was ended by whoever moved it, and END_ATTEMPTS leaves it.
+      const [{ finished, held }] = await Promise.all([
+        this.execution.settleBehindScheduleLocks(tx, finishing, deciding),
+        this.attempts.end(
+          tx,
+          finishing.map(({ fence, transition }) =>
+            attemptEnd(fence, transition, recordOf(fence.report)),
+          ),
+        ),
+      ]);
+      const finishedById = new Map(finished.map((run) => [run.runId, run]));
+      const heldById = new Map(held.map((run) => [run.runId, run]));
+      const settled: Settled[] = [];
       const changes: Change[] = [];
       const stale: Array<{ completion: Completion; current: Run | null }> = [];
-      for (const completion of completions) {
-        const run = held.get(completion.runId);
-        if (!run) {
-          stale.push({ completion, current: await this.noteStale(tx, completion) });
-          continue;
-        }
-        const { report } = completion;
-        const transition = transitionAfterAttempt(run, report, () =>
-          retryDelayMs(run.attempt, run.retryPolicy, this.random, report.retryAfterMs),
-        );
-        changes.push({
-          run,
-          transition,
-          attempt: {
-            httpStatus: report.httpStatus,
-            durationMs: report.durationMs,
-            error: report.error,
-            response: report.response,
-            traceId: report.traceId,
-          },
-        });
+      for (const { fence, transition } of finishing) {
+        const run = finishedById.get(fence.runId);
+        if (run) settled.push({ run, transition, retry: null });
       }
-      const applied = await this.apply(tx, changes);
-      const signals = await this.applyTargetSignals(tx, changes, completions);
-      return { changes, applied, stale, signals };
+      for (const completion of completions) {
+        const run = heldById.get(completion.runId);
+        if (run) {
+          const { report } = completion;
+          const transition = transitionAfterAttempt(run, report, () =>
+            retryDelayMs(run.attempt, run.retryPolicy, this.random, report.retryAfterMs),
+          );
+          changes.push({ run, transition, attempt: recordOf(report) });
+        } else if (!finishedById.has(completion.runId)) {
+          stale.push({ completion, current: await this.noteStale(tx, completion) });
+        }
+      }
+      settled.push(...(await this.write(tx, changes)));
+      await this.followUp(tx, settled);
+      const signals = await this.applyTargetSignals(tx, settled, completions);
+      return { settled, stale, signals };
     });
     for (const signal of outcome.signals) this.lifecycle.emit(signal);
     const results = new Map<string, CompletionResult>();
-    outcome.changes.forEach((change, i) => {
-      this.ended(change.run, change.transition);
-      results.set(change.run.runId, outcome.applied[i]);
-    });
+    for (const { run, transition, retry } of outcome.settled) {
+      this.ended(run, transition);
+      results.set(run.runId, {
+        accepted: true,
+        state: transition.state,
+        reason: transition.reason,
+        reasonDetail: transition.detail,
+        nextAttemptAt: retry?.at ?? null,
+        retryInMs: transition.retryDelayMs,
+      });
+    }
     for (const { completion, current } of outcome.stale) {
       results.set(completion.runId, this.staleResult(completion, current));
     }
@@ -156,8 +203,9 @@ export class ExecutionService {
           );
           return { run, transition, attempt: { error: transition.detail } };
         });
-        await this.apply(tx, changes);
-        return changes;
+        const settled = await this.write(tx, changes);
+        await this.followUp(tx, settled);
+        return settled;
       });
       for (const { run, transition } of done) this.ended(run, transition);
       swept += done.length;
@@ -166,10 +214,11 @@ export class ExecutionService {
   }
 
   /**
-   * The fenced transitions, the attempts' ends, and the jobs they make due, in the caller's
-   * transaction, a statement each for the whole batch. Results are in the order of `changes`.
+   * The fenced transitions of runs read and locked under their fences, and their attempts'
+   * ends, in the caller's transaction, a statement each for the whole batch, in the order of
+   * `changes`.
    */
-  private async apply(tx: Tx, changes: readonly Change[]): Promise<CompletionResult[]> {
+  private async write(tx: Tx, changes: readonly Change[]): Promise<Settled[]> {
     if (changes.length === 0) return [];
     // The transitions and the attempts' ends need nothing of each other (every run is locked
     // under its fence already): written together, they cost one wait.
@@ -180,60 +229,54 @@ export class ExecutionService {
       ),
       this.attempts.end(
         tx,
-        changes.map(({ run, transition, attempt }) => ({
-          runId: run.runId,
-          scheduledAt: run.scheduledAt,
-          fencingToken: run.fencingToken,
-          outcome: transition.attemptOutcome,
-          httpStatus: attempt.httpStatus,
-          durationMs: attempt.durationMs,
-          error: transition.attemptOutcome === 'succeeded' ? null : (attempt.error ?? null),
-          response: attempt.response ?? null,
-          traceId: attempt.traceId ?? null,
-        })),
+        changes.map(({ run, transition, attempt }) => attemptEnd(run, transition, attempt)),
       ),
     ]);
-    const retries: Array<{ job: RunToPublish; startAfter: Date }> = [];
-    const ended = new Map<string, HeldRunRecord>();
-    const results = changes.map(({ run, transition }): CompletionResult => {
+    return changes.map(({ run, transition }): Settled => {
       const row = written.get(run.runId);
       // Each row is locked under this fence since it was read: this cannot miss.
       if (!row) throw new Error(`run ${run.runId} left its fence while locked`);
-      if (row.state === 'RETRY_WAIT' && row.nextAttemptAt) {
+      const retry =
+        row.state === 'RETRY_WAIT' && row.nextAttemptAt
+          ? { at: row.nextAttemptAt, priority: row.priority }
+          : null;
+      return { run, transition, retry };
+    });
+  }
+
+  /**
+   * What written transitions make happen, in their transaction: the jobs of the runs that will
+   * be retried, the events of those that ended, the turn an ended run hands over.
+   */
+  private async followUp(tx: Tx, settled: readonly Settled[]): Promise<void> {
+    if (settled.length === 0) return;
+    const retries: Array<{ job: RunToPublish; startAfter: Date }> = [];
+    const ended = new Map<string, EndedRunRecord>();
+    for (const { run, retry } of settled) {
+      if (retry) {
         retries.push({
           job: {
             runId: run.runId,
             tenantId: run.tenantId,
-            scheduledAt: row.scheduledAt,
-            priority: row.priority,
+            scheduledAt: run.scheduledAt,
+            priority: retry.priority,
           },
-          startAfter: row.nextAttemptAt,
+          startAfter: retry.at,
         });
       } else {
         ended.set(run.scheduleId, run);
       }
-      return {
-        accepted: true,
-        state: row.state,
-        reason: transition.reason,
-        reasonDetail: transition.detail,
-        nextAttemptAt: row.nextAttemptAt,
-        retryInMs: transition.retryDelayMs,
-      };
-    });
+    }
     await this.jobs.publishEach(tx, retries);
     // Subscribers hear of the runs that ended, in this transaction: one statement for the batch,
     // none when no run's tenant subscribes to anything (most batches).
     await this.events.recordRunEvents(
       tx,
-      changes
-        .filter(({ run }) => run.subscribed && written.get(run.runId)?.state !== 'RETRY_WAIT')
-        .map(({ run }) => run.runId),
+      settled.filter(({ run, retry }) => run.subscribed && !retry).map(({ run }) => run.runId),
     );
     for (const run of ended.values()) {
       await this.overlap.runEnded(tx, { ...run, endedWhileWaiting: false });
     }
-    return results;
   }
 
   /**
@@ -244,13 +287,13 @@ export class ExecutionService {
    */
   private async applyTargetSignals(
     tx: Tx,
-    changes: readonly Change[],
+    settled: readonly Settled[],
     completions: readonly Completion[],
   ): Promise<Array<Extract<LifecycleEvent, { kind: 'target.backoff' | 'target.disabled' }>>> {
     const reports = new Map(completions.map((c) => [c.runId, c.report]));
     const events: Array<Extract<LifecycleEvent, { kind: 'target.backoff' | 'target.disabled' }>> =
       [];
-    for (const { run } of changes) {
+    for (const { run } of settled) {
       const report = reports.get(run.runId);
       if (!report || !run.targetId) continue;
       const ids = { tenantId: run.tenantId, targetId: run.targetId };
@@ -298,7 +341,7 @@ export class ExecutionService {
     return { accepted: false, state: current.state };
   }
 
-  private ended(run: HeldRunRecord, transition: Transition): void {
+  private ended(run: EndedRunRecord, transition: Transition): void {
     const ids: RunIds = {
       tenantId: run.tenantId,
       scheduleId: run.scheduleId,
@@ -313,4 +356,30 @@ export class ExecutionService {
       state: transition.state,
     });
   }
+}
+
+/** What an attempt's end records beside its outcome, as its holder reported it. */
+function recordOf(report: AttemptReport): AttemptRecord {
+  return {
+    httpStatus: report.httpStatus,
+    durationMs: report.durationMs,
+    error: report.error,
+    response: report.response,
+    traceId: report.traceId,
+  };
+}
+
+/** The end of the attempt a fence names, as its transition decided it. */
+function attemptEnd(fence: RunFence, transition: Transition, attempt: AttemptRecord) {
+  return {
+    runId: fence.runId,
+    scheduledAt: fence.scheduledAt,
+    fencingToken: fence.fencingToken,
+    outcome: transition.attemptOutcome,
+    httpStatus: attempt.httpStatus,
+    durationMs: attempt.durationMs,
+    error: transition.attemptOutcome === 'succeeded' ? null : (attempt.error ?? null),
+    response: attempt.response ?? null,
+    traceId: attempt.traceId ?? null,
+  };
 }

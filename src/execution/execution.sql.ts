@@ -1,4 +1,4 @@
-import { anyRow } from '../database';
+import { anyRow, rowById } from '../database';
 
 /**
  * Execution: a claimed run while its attempt runs and as it ends. Every change is a fenced,
@@ -12,6 +12,17 @@ import { anyRow } from '../database';
  * key). The instant never changes, so it narrows the search and never the fence: a run outside
  * the range is not a run the caller holds.
  */
+
+/**
+ * Runs named by a batch are found by a primary-key probe each (rowById), never by a join of the
+ * batch with the runs: a generic plan that expects few RUNNING runs (planned when few were)
+ * joins the batch with a scan of the partial index of RUNNING runs, which holds an entry for
+ * every run that was RUNNING since its last vacuum (6,883 entries and 378 pages read for a batch
+ * of 92 at 1,000 runs/s; run-index-plans.spec.ts). The probes go in the batch's order: callers
+ * pass runs in id order, so two batches lock the runs they share in the same order.
+ */
+const inRange = (alias: string, from: string, until: string) =>
+  `${alias}.scheduled_at >= ${from}::timestamptz AND ${alias}.scheduled_at < ${until}::timestamptz`;
 
 /**
  * Renews the lease, only for the current holder: zero rows means the fence moved on (the
@@ -58,20 +69,18 @@ const HELD_RUN_COLUMNS = `
   ${anyRow('FROM subscriptions sub WHERE sub.tenant_id = o.tenant_id')} AS subscribed`;
 
 /**
- * Completion, step one: the runs as their holders claim to hold them, locked (in id order)
- * until the transitions commit. A run missing from the result has a stale fencing token (or is
- * not RUNNING), and its report is rejected. $1 run ids, $2 tenant ids, $3 fencing tokens,
+ * Completion, step one, for reports that need the run to be decided: the runs as their holders
+ * claim to hold them, locked by their probes (in the batch's order) until the transitions
+ * commit. A run missing from the result has a stale fencing token (or is not RUNNING), and its
+ * report is rejected. $1 run ids, $2 tenant ids, $3 fencing tokens,
  * $4..$5 their scheduled_at range.
  */
 export const LOCK_HELD_RUNS = `
   SELECT ${HELD_RUN_COLUMNS}
     FROM unnest($1::uuid[], $2::uuid[], $3::bigint[]) AS h(id, tenant_id, fencing_token)
-    JOIN occurrences o
-      ON o.id = h.id AND o.tenant_id = h.tenant_id AND o.fencing_token = h.fencing_token
-    JOIN schedules s ON s.id = o.schedule_id
-   WHERE o.state = 'RUNNING' AND o.scheduled_at >= $4::timestamptz AND o.scheduled_at < $5::timestamptz
-   ORDER BY o.id
-     FOR UPDATE OF o`;
+    ${rowById('occurrences', 'o', 'h.id', 'x.*', { also: inRange('x', '$4', '$5'), lock: 'FOR UPDATE' })}
+    ${rowById('schedules', 's', 'o.schedule_id', 'x.*')}
+   WHERE o.tenant_id = h.tenant_id AND o.fencing_token = h.fencing_token AND o.state = 'RUNNING'`;
 
 /**
  * The fenced transitions out of RUNNING, for completions and lease expiries alike: each only
@@ -80,8 +89,23 @@ export const LOCK_HELD_RUNS = `
  * for it, which carries a JavaScript Date, is never due before the run is). One row per run:
  * $1 run ids, $2 fencing tokens, $3 states, $4 reasons, $5 details, $6 retry delays ms (null
  * unless RETRY_WAIT), $7..$8 the runs' scheduled_at range (always known: read with the runs).
+ * The caller holds the runs' row locks (LOCK_HELD_RUNS, LOCK_EXPIRED_LEASES), so the address
+ * each probe reads is the one updated.
  */
 export const TRANSITION_UNDER_FENCE = `
+  WITH held AS (
+    SELECT o.row_ctid, o.row_table, t.state, t.reason, t.reason_detail, t.retry_delay_ms
+      FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::int[])
+           AS t(id, fencing_token, state, reason, reason_detail, retry_delay_ms)
+      ${rowById(
+        'occurrences',
+        'o',
+        't.id',
+        'x.fencing_token, x.state, x.ctid AS row_ctid, x.tableoid AS row_table',
+        { also: inRange('x', '$7', '$8') },
+      )}
+     WHERE o.fencing_token = t.fencing_token AND o.state = 'RUNNING'
+  )
   UPDATE occurrences o
      SET state = t.state,
          reason = t.reason,
@@ -94,11 +118,49 @@ export const TRANSITION_UNDER_FENCE = `
          lease_until = NULL,
          finished_at = CASE WHEN t.state = 'RETRY_WAIT' THEN NULL ELSE now() END,
          updated_at = now()
-    FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::int[])
-         AS t(id, fencing_token, state, reason, reason_detail, retry_delay_ms)
-   WHERE o.id = t.id AND o.fencing_token = t.fencing_token AND o.state = 'RUNNING'
-     AND o.scheduled_at >= $7::timestamptz AND o.scheduled_at < $8::timestamptz
+    FROM held t
+   WHERE o.ctid = t.row_ctid AND o.tableoid = t.row_table AND ${inRange('o', '$7', '$8')}
   RETURNING o.id, o.state, o.next_attempt_at, o.priority, o.scheduled_at`;
+
+/**
+ * Completion of attempts whose report decides the run's end by itself (a success, a failure
+ * not retried, an unknown outcome: transitionOfReport), with no read of the runs first: the
+ * fence is this statement's condition, so a run missing from the result was not RUNNING under
+ * that token (the report is stale) and nothing was written for it. Each run is locked by its
+ * probe before its fence is checked (a concurrent change, a heartbeat or a cancel request, is
+ * waited for and the fence checked on what it left), then updated at the address it was locked
+ * at. That lock is what the attempts' end written after this statement relies on. Returns what the
+ * rest of the completion needs (the hand-over of an overlap turn, events, target signals).
+ * $1 run ids, $2 tenant ids, $3 fencing tokens, $4 states, $5 reasons, $6 details, $7..$8 the
+ * runs' scheduled_at range (unbounded when a caller does not know an instant).
+ */
+export const FINISH_UNDER_FENCE = `
+  WITH held AS (
+    SELECT o.id, o.tenant_id, o.schedule_id, o.scheduled_at, o.fencing_token, o.attempt_count,
+           coalesce(o.target_id, s.target_id) AS target_id, s.overlap_policy,
+           ${anyRow('FROM subscriptions sub WHERE sub.tenant_id = o.tenant_id')} AS subscribed,
+           o.row_ctid, o.row_table, t.state, t.reason, t.reason_detail
+      FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::text[], $5::text[], $6::text[])
+           AS t(id, tenant_id, fencing_token, state, reason, reason_detail)
+      ${rowById('occurrences', 'o', 't.id', 'x.*, x.ctid AS row_ctid, x.tableoid AS row_table', {
+        also: inRange('x', '$7', '$8'),
+        lock: 'FOR UPDATE',
+      })}
+      ${rowById('schedules', 's', 'o.schedule_id', 'x.target_id, x.overlap_policy')}
+     WHERE o.tenant_id = t.tenant_id AND o.fencing_token = t.fencing_token AND o.state = 'RUNNING'
+  )
+  UPDATE occurrences o
+     SET state = h.state,
+         reason = h.reason,
+         reason_detail = h.reason_detail,
+         next_attempt_at = NULL,
+         lease_until = NULL,
+         finished_at = now(),
+         updated_at = now()
+    FROM held h
+   WHERE o.ctid = h.row_ctid AND o.tableoid = h.row_table AND ${inRange('o', '$7', '$8')}
+  RETURNING h.id, h.tenant_id, h.schedule_id, h.scheduled_at, h.fencing_token, h.attempt_count,
+            h.target_id, h.overlap_policy, h.subscribed`;
 
 /** Sweeper, step one: the tenants with expired leases, oldest expiry first (bounded). */
 export const TENANTS_WITH_EXPIRED_LEASES = `

@@ -39,30 +39,43 @@ export function transitionAfterAttempt(
   report: AttemptReport,
   nextDelayMs: () => number,
 ): Transition {
-  const outcome = report.outcome;
-  const error = report.error;
+  const settled = transitionOfReport(report);
+  if (settled) return settled;
+  if (report.outcome === 'cancelled') {
+    return {
+      state: 'CANCELLED',
+      reason: 'cancelled_by_request',
+      detail: cancelledDetail(run.attempt, report.mayHaveActed),
+      retryDelayMs: null,
+      attemptOutcome: report.outcome,
+    };
+  }
+  return retryOrGiveUp(run, report, 'retryable_failure', nextDelayMs, report.outcome);
+}
+
+/**
+ * The transition a report decides by itself, whatever the run's attempts, deadline or cancel
+ * request: a success, a failure that is not retried, an outcome the holder could not learn.
+ * Null when the run as read under its fence decides (a retryable failure, a cancellation).
+ */
+export function transitionOfReport(report: AttemptReport): Transition | null {
   const final = (state: LeavingState, reason: RunReason | null, detail: string | null) => ({
     state,
     reason,
     detail,
     retryDelayMs: null,
-    attemptOutcome: outcome,
+    attemptOutcome: report.outcome,
   });
-  switch (outcome) {
+  switch (report.outcome) {
     case 'succeeded':
       return final('SUCCEEDED', null, null);
     case 'failed':
-      return final('FAILED', report.failure ?? 'target_rejected', error);
+      return final('FAILED', report.failure ?? 'target_rejected', report.error);
     case 'unknown':
-      return final('UNKNOWN', 'outcome_unknown', error);
+      return final('UNKNOWN', 'outcome_unknown', report.error);
     case 'cancelled':
-      return final(
-        'CANCELLED',
-        'cancelled_by_request',
-        cancelledDetail(run.attempt, report.mayHaveActed),
-      );
     case 'retryable':
-      return retryOrGiveUp(run, report, 'retryable_failure', nextDelayMs, outcome);
+      return null;
   }
 }
 

@@ -361,7 +361,7 @@ describe('execution: batched claims and completions', () => {
     expect(heard.took - unheard.took).toBe(1);
   });
 
-  it('writes BEGIN and the schedule locks with the statements they guard: a claim waits twice, a completion three times', async () => {
+  it('writes BEGIN and the schedule locks with the statements they guard: a claim waits twice, a success twice, a retry three times', async () => {
     const who = await tenant({ maxConcurrentRuns: 100 });
     const schedules = await Promise.all([0, 1, 2].map(() => who.schedule()));
     const runIds = (await Promise.all(schedules.map((id) => dueRuns(id, 1)))).flat();
@@ -379,17 +379,37 @@ describe('execution: batched claims and completions', () => {
     expect(claim.result.map((c) => c.runId).sort()).toEqual([...runIds].sort());
     // BEGIN, the schedules' locks and the claim in one wait, COMMIT in another.
     expect(claim).toMatchObject({ roundTrips: 4, waits: 2 });
-    const completion = await cost(() => succeedAll(claim.result));
-    expect(completion.result.map((r) => r.state)).toEqual(Array(3).fill('SUCCEEDED'));
-    // BEGIN, the schedules' locks and the held runs' read; the transitions and the attempts'
-    // ends; COMMIT.
-    expect(completion).toMatchObject({ roundTrips: 6, waits: 3 });
+    const [retried, ...succeeded] = claim.result;
+    const completion = await cost(() => succeedAll(succeeded));
+    expect(completion.result.map((r) => r.state)).toEqual(Array(2).fill('SUCCEEDED'));
+    // A success decides its run's end by itself: BEGIN, the schedules' locks, the fenced
+    // transitions and the attempts' ends in one wait (no read of the runs first), COMMIT.
+    expect(completion).toMatchObject({ roundTrips: 5, waits: 2 });
+    const retry = await cost(() =>
+      execution.completeMany([
+        {
+          tenantId: who.id,
+          runId: retried.runId,
+          fencingToken: retried.fencingToken,
+          scheduledAt: retried.scheduledAt,
+          report: { outcome: 'retryable', error: 'target responded 503', mayHaveActed: false },
+        },
+      ]),
+    );
+    expect(retry.result).toMatchObject([{ accepted: true, state: 'RETRY_WAIT' }]);
+    // A retry is decided from the run as read under its fence: BEGIN, the locks and that read;
+    // the transition and the attempt's end; the retry's job; COMMIT.
+    expect(retry).toMatchObject({ roundTrips: 7, waits: 4 });
     // Ran as if each had waited: one run per schedule claimed, each attempt ended.
     const attempts = await w.db.query(
-      `SELECT outcome FROM attempts WHERE run_id = ANY($1::uuid[])`,
+      `SELECT outcome FROM attempts WHERE run_id = ANY($1::uuid[]) ORDER BY outcome`,
       [runIds],
     );
-    expect(attempts.map((a: { outcome: string }) => a.outcome)).toEqual(Array(3).fill('succeeded'));
+    expect(attempts.map((a: { outcome: string }) => a.outcome)).toEqual([
+      'retryable',
+      'succeeded',
+      'succeeded',
+    ]);
   });
 
   it('a buffer_one run ending in a batch hands the waiting run its job', async () => {

@@ -339,9 +339,11 @@ describe('execution: claims, fences, leases', () => {
     });
     expect(late).toEqual({ accepted: false, state: 'RUNNING' });
     expect(await w.metric('dueline_stale_completions_total')).toBe(staleBefore + 1);
-    const [first] = await attempts(runId);
+    const [first, second] = await attempts(runId);
     expect(first).toMatchObject({ outcome: 'stale', http_status: 200 });
     expect(first.error).toMatch(/fencing token 1 is no longer current.*reported succeeded/);
+    // A success is written without reading the run first: the new holder's attempt is untouched.
+    expect(second).toMatchObject({ fencing_token: '2', outcome: null, ended_at: null });
     expect(await row(runId)).toMatchObject({ state: 'RUNNING', fencing_token: '2' });
     expect(
       await execution.complete(w.tenant.id, runId, 2, {
