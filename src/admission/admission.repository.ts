@@ -100,8 +100,16 @@ export class AdmissionRepository {
   }
 
   /** The schedule locks a batched claim needs for overlap (see LOCK_SCHEDULES_OF_CLAIMS). */
-  private async lockSchedulesOfClaims(tx: Tx, runIds: readonly string[]): Promise<void> {
-    await this.sql.rows(LOCK_SCHEDULES_OF_CLAIMS, [runIds, CONCURRENT_POLICIES], tx);
+  private async lockSchedulesOfClaims(tx: Tx, runs: readonly ClaimRequest[]): Promise<void> {
+    await this.sql.rows(
+      LOCK_SCHEDULES_OF_CLAIMS,
+      [
+        runs.map((run) => run.runId),
+        CONCURRENT_POLICIES,
+        ...instantBounds(runs.map((r) => instantOf(r.scheduledAt))),
+      ],
+      tx,
+    );
   }
 
   /**
@@ -118,10 +126,7 @@ export class AdmissionRepository {
     leaseMs: number,
   ): Promise<Claim[]> {
     const [, claims] = await Promise.all([
-      this.lockSchedulesOfClaims(
-        tx,
-        runs.map((run) => run.runId),
-      ),
+      this.lockSchedulesOfClaims(tx, runs),
       this.claimMany(tx, runs, workerId, leaseMs, true),
     ]);
     return claims;

@@ -25,7 +25,7 @@ export {
 export { PreparingPrimaryClient } from './preparing-client';
 export { NoWritableHostError, PrimaryLocator, ReadOnlyServerError } from './primary-locator';
 export { databaseRoundTrips, databaseWaits } from './round-trips';
-export { instantBounds, UNBOUNDED, type InstantBounds } from './partition-bounds';
+export { inPartitionsOf, instantBounds, UNBOUNDED, type InstantBounds } from './partition-bounds';
 export { SqlRunner, type Row } from './sql-runner';
 export { anyRow, rowById, type RowProbe } from './row-probe';
 export { failedWith, sqlFailureOf, SQL_STATE, type SqlState } from './sql-state';

@@ -24,3 +24,15 @@ export function instantBounds(instants: ReadonlyArray<Date | null | undefined>):
   }
   return from && to ? [from, new Date(to.getTime() + 1)] : UNBOUNDED;
 }
+
+/**
+ * Partition pruning for a statement about known runs: their scheduled_at (the partition key) as
+ * a half-open range of two scalar parameters (`from`, `until`: instantBounds' pair), so the
+ * history partitions outside it are pruned in a custom plan and, at executor start, in the
+ * generic plan a prepared statement settles on (an array parameter, `= ANY($n)`, prunes in
+ * custom plans only). An unbounded range (-infinity, infinity) searches every partition, as for
+ * a lookup by id alone. `alias` is the runs' (or attempts') table alias.
+ */
+export function inPartitionsOf(alias: string, from: string, until: string): string {
+  return `${alias}.scheduled_at >= ${from}::timestamptz AND ${alias}.scheduled_at < ${until}::timestamptz`;
+}

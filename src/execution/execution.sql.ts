@@ -1,4 +1,4 @@
-import { anyRow, rowById } from '../database';
+import { anyRow, inPartitionsOf, rowById } from '../database';
 
 /**
  * Execution: a claimed run while its attempt runs and as it ends. Every change is a fenced,
@@ -11,9 +11,7 @@ import { anyRow, rowById } from '../database';
  * the HTTP worker contract does not, and passes an unbounded range (every partition, by primary
  * key). The instant never changes, so it narrows the search and never the fence: a run outside
  * the range is not a run the caller holds.
- */
-
-/**
+ *
  * Runs named by a batch are found by a primary-key probe each (rowById), never by a join of the
  * batch with the runs: a generic plan that expects few RUNNING runs (planned when few were)
  * joins the batch with a scan of the partial index of RUNNING runs, which holds an entry for
@@ -21,8 +19,6 @@ import { anyRow, rowById } from '../database';
  * of 92 at 1,000 runs/s; run-index-plans.spec.ts). The probes go in the batch's order: callers
  * pass runs in id order, so two batches lock the runs they share in the same order.
  */
-const inRange = (alias: string, from: string, until: string) =>
-  `${alias}.scheduled_at >= ${from}::timestamptz AND ${alias}.scheduled_at < ${until}::timestamptz`;
 
 /**
  * Renews the lease, only for the current holder: zero rows means the fence moved on (the
@@ -78,7 +74,7 @@ const HELD_RUN_COLUMNS = `
 export const LOCK_HELD_RUNS = `
   SELECT ${HELD_RUN_COLUMNS}
     FROM unnest($1::uuid[], $2::uuid[], $3::bigint[]) AS h(id, tenant_id, fencing_token)
-    ${rowById('occurrences', 'o', 'h.id', 'x.*', { also: inRange('x', '$4', '$5'), lock: 'FOR UPDATE' })}
+    ${rowById('occurrences', 'o', 'h.id', 'x.*', { also: inPartitionsOf('x', '$4', '$5'), lock: 'FOR UPDATE' })}
     ${rowById('schedules', 's', 'o.schedule_id', 'x.*')}
    WHERE o.tenant_id = h.tenant_id AND o.fencing_token = h.fencing_token AND o.state = 'RUNNING'`;
 
@@ -102,7 +98,7 @@ export const TRANSITION_UNDER_FENCE = `
         'o',
         't.id',
         'x.fencing_token, x.state, x.ctid AS row_ctid, x.tableoid AS row_table',
-        { also: inRange('x', '$7', '$8') },
+        { also: inPartitionsOf('x', '$7', '$8') },
       )}
      WHERE o.fencing_token = t.fencing_token AND o.state = 'RUNNING'
   )
@@ -119,7 +115,7 @@ export const TRANSITION_UNDER_FENCE = `
          finished_at = CASE WHEN t.state = 'RETRY_WAIT' THEN NULL ELSE now() END,
          updated_at = now()
     FROM held t
-   WHERE o.ctid = t.row_ctid AND o.tableoid = t.row_table AND ${inRange('o', '$7', '$8')}
+   WHERE o.ctid = t.row_ctid AND o.tableoid = t.row_table AND ${inPartitionsOf('o', '$7', '$8')}
   RETURNING o.id, o.state, o.next_attempt_at, o.priority, o.scheduled_at`;
 
 /**
@@ -143,7 +139,7 @@ export const FINISH_UNDER_FENCE = `
       FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::text[], $5::text[], $6::text[])
            AS t(id, tenant_id, fencing_token, state, reason, reason_detail)
       ${rowById('occurrences', 'o', 't.id', 'x.*, x.ctid AS row_ctid, x.tableoid AS row_table', {
-        also: inRange('x', '$7', '$8'),
+        also: inPartitionsOf('x', '$7', '$8'),
         lock: 'FOR UPDATE',
       })}
       ${rowById('schedules', 's', 'o.schedule_id', 'x.target_id, x.overlap_policy')}
@@ -158,7 +154,7 @@ export const FINISH_UNDER_FENCE = `
          finished_at = now(),
          updated_at = now()
     FROM held h
-   WHERE o.ctid = h.row_ctid AND o.tableoid = h.row_table AND ${inRange('o', '$7', '$8')}
+   WHERE o.ctid = h.row_ctid AND o.tableoid = h.row_table AND ${inPartitionsOf('o', '$7', '$8')}
   RETURNING h.id, h.tenant_id, h.schedule_id, h.scheduled_at, h.fencing_token, h.attempt_count,
             h.target_id, h.overlap_policy, h.subscribed`;
 

@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { CLAIM_RUNS } from '../../src/admission/admission.sql';
+import { CLAIM_RUNS, LOCK_SCHEDULES_OF_CLAIMS } from '../../src/admission/admission.sql';
 import { instantBounds, SqlRunner, UNBOUNDED, type InstantBounds } from '../../src/database';
 import { END_ATTEMPTS } from '../../src/attempts/attempts.sql';
 import {
+  FINISH_UNDER_FENCE,
   HEARTBEAT,
   LOCK_HELD_RUNS,
   LOCK_SCHEDULES_OF_RUNS,
   TRANSITION_UNDER_FENCE,
 } from '../../src/execution/execution.sql';
+import { CONCURRENT_POLICIES } from '../../src/overlap';
 import { HISTORY_SUMMARISER, HistoryService, type HistorySummariser } from '../../src/history';
 import {
   HistoryPartitionsRepository,
@@ -635,6 +637,31 @@ describe('history partitions', () => {
         sql: LOCK_SCHEDULES_OF_RUNS,
         types: ['uuid[]', 'timestamptz', 'timestamptz'],
         params: (b) => [ids, ...b],
+        table: 'occurrences',
+      },
+      {
+        name: 'LOCK_SCHEDULES_OF_CLAIMS',
+        sql: LOCK_SCHEDULES_OF_CLAIMS,
+        types: ['uuid[]', 'text[]', 'timestamptz', 'timestamptz'],
+        params: (b) => [ids, CONCURRENT_POLICIES, ...b],
+        table: 'occurrences',
+      },
+      {
+        name: 'FINISH_UNDER_FENCE',
+        sql: FINISH_UNDER_FENCE,
+        types: ['uuid[]', 'uuid[]', 'bigint[]', 'text[]', 'text[]', 'text[]'].concat([
+          'timestamptz',
+          'timestamptz',
+        ]),
+        params: (b) => [
+          ids,
+          [w.tenant.id],
+          [claim.fencingToken],
+          ['SUCCEEDED'],
+          [null],
+          [null],
+          ...b,
+        ],
         table: 'occurrences',
       },
       {

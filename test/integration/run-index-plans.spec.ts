@@ -73,7 +73,7 @@ describe('run index plans made while the history was empty', () => {
     await client.query({
       name: 'lock_schedules',
       text: LOCK_SCHEDULES_OF_CLAIMS,
-      values: [[], CONCURRENT_POLICIES],
+      values: [[], CONCURRENT_POLICIES, ...instantBounds([dueAt])],
     });
     await client.query({
       name: 'claim',
@@ -204,7 +204,7 @@ describe('run index plans made while the history was empty', () => {
       expect(runRowsRead(claim, 'schedules')).toBeLessThan(4 * HOLDING);
       const locks = await explain(
         'lock_schedules',
-        `(${ids}, '{${CONCURRENT_POLICIES.join(',')}}')`,
+        `(${ids}, '{${CONCURRENT_POLICIES.join(',')}}', ${bound(from)}, ${bound(until)})`,
       );
       expect(runRowsRead(locks)).toBe(HOLDING);
       expect(runRowsRead(locks, 'schedules')).toBe(HOLDING);
