@@ -16,6 +16,7 @@ import type { ClaimDiagnosis } from './claim-refusal';
 import {
   ADMIT_TARGET_WAITING,
   ADMIT_WAITING,
+  CLAIM_ADMITTED_RUNS,
   CLAIM_RUNS,
   END_RUNS_OF_GONE_TARGET,
   TARGETS_WAITING,
@@ -134,7 +135,8 @@ export class AdmissionRepository {
 
   /**
    * What can be claimed of the runs (see CLAIM_RUNS). `admittedOnly`: the caller does not hold
-   * the tenants' permit locks, so only runs admitted already may be taken.
+   * the tenants' permit locks, so only runs admitted already may be taken (CLAIM_ADMITTED_RUNS,
+   * the same claim without the budgets an admitted run does not need).
    */
   async claimMany(
     tx: Tx,
@@ -143,19 +145,17 @@ export class AdmissionRepository {
     leaseMs: number,
     admittedOnly: boolean,
   ): Promise<Claim[]> {
-    const rows = await this.sql.rows(
-      CLAIM_RUNS,
-      [
-        runs.map((r) => r.runId),
-        runs.map((r) => r.tenantId),
-        workerId,
-        leaseMs,
-        CONCURRENT_POLICIES,
-        admittedOnly,
-        ...instantBounds(runs.map((r) => instantOf(r.scheduledAt))),
-      ],
-      tx,
-    );
+    const batch = [
+      runs.map((r) => r.runId),
+      runs.map((r) => r.tenantId),
+      workerId,
+      leaseMs,
+      CONCURRENT_POLICIES,
+    ];
+    const range = instantBounds(runs.map((r) => instantOf(r.scheduledAt)));
+    const rows = admittedOnly
+      ? await this.sql.rows(CLAIM_ADMITTED_RUNS, [...batch, ...range], tx)
+      : await this.sql.rows(CLAIM_RUNS, [...batch, false, ...range], tx);
     return rows.map(toClaim);
   }
 

@@ -618,8 +618,14 @@ const RUN_CLAIMABLE = `(o.state = 'QUEUED' OR (o.state = 'RETRY_WAIT' AND o.next
  * $1 run ids, $2 their tenant ids, $3 worker id, $4 lease ms, $5 concurrent overlap policies,
  * $6 admitted runs only, $7..$8 the runs' scheduled_at range.
  */
-export const CLAIM_RUNS = `
-  WITH batch AS (
+/**
+ * The batch's runs that may start now (see CLAIM_RUNS), at most one per schedule whose overlap
+ * policy keeps runs apart: CTEs `batch`, `claimable`, `one_per_schedule`. `onlyAdmitted`: a
+ * condition on run `o` ($6 in CLAIM_RUNS, always true in CLAIM_ADMITTED_RUNS); `from`, `until`:
+ * the parameters of the runs' scheduled_at range.
+ */
+const claimableRuns = (onlyAdmitted: string, from: string, until: string) => `
+  batch AS (
     SELECT b.run_id, b.tenant_id FROM unnest($1::uuid[], $2::uuid[]) AS b(run_id, tenant_id)
   ), claimable AS (
     SELECT o.id, o.row_version AS version, o.row_ctid, o.row_table, o.tenant_id, o.target_id,
@@ -638,7 +644,7 @@ export const CLAIM_RUNS = `
        'o',
        'b.run_id',
        'x.*, x.xmin AS row_version, x.ctid AS row_ctid, x.tableoid AS row_table',
-       { also: inPartitionsOf('x', '$7', '$8') },
+       { also: inPartitionsOf('x', from, until) },
      )}
      ${rowById('schedules', 's', 'o.schedule_id', 'x.*')}
      WHERE o.tenant_id = b.tenant_id
@@ -646,13 +652,48 @@ export const CLAIM_RUNS = `
        AND NOT EXISTS (SELECT 1 FROM targets tg
                         WHERE tg.id = o.target_id
                           AND (tg.status <> 'active' OR tg.backoff_until > now()))
-       AND (NOT $6::boolean OR (o.state = 'QUEUED' AND o.admitted_at IS NOT NULL))
+       AND ${onlyAdmitted}
        AND (s.overlap_policy = ANY($5::text[])
             OR NOT EXISTS (SELECT 1 FROM occurrences r
                             WHERE r.schedule_id = o.schedule_id AND r.state = 'RUNNING'))
   ), one_per_schedule AS (
     SELECT c.* FROM claimable c WHERE c.concurrent OR c.nth = 1
-  ), free AS (
+  )`;
+
+/** The chosen runs (CTE `chosen`) taken: CTEs `claimed` (returned) and `attempts`. */
+const claimChosen = (from: string, until: string) => `
+  claimed AS (
+    UPDATE occurrences o
+       SET state = 'RUNNING',
+           fencing_token = o.fencing_token + 1,
+           attempt_count = o.attempt_count + 1,
+           lease_until = now() + make_interval(secs => $4::double precision / 1000),
+           worker_id = $3,
+           admitted_at = coalesce(o.admitted_at, now()),
+           reason = NULL,
+           reason_detail = NULL,
+           next_attempt_at = NULL,
+           updated_at = now()
+      FROM chosen c
+     WHERE o.ctid = c.row_ctid AND o.tableoid = c.row_table AND o.xmin = c.version
+       AND ${inPartitionsOf('o', from, until)}
+    RETURNING o.id, o.tenant_id, o.schedule_id, o.fencing_token, o.attempt_count, o.lease_until,
+              o.scheduled_at, c.schedule_target_id AS target_id, c.payload, o.priority, c.admitted,
+              c.starts_late,
+              o.target_id AS counted_target_id,
+              coalesce(o.idempotency_key, o.id) AS idempotency_key
+  ), attempts AS (
+    INSERT INTO attempts (run_id, attempt_no, tenant_id, worker_id, fencing_token, scheduled_at)
+    SELECT c.id, c.attempt_count, c.tenant_id, $3, c.fencing_token, c.scheduled_at FROM claimed c
+  )`;
+
+export const CLAIM_RUNS = `
+  WITH ${claimableRuns(
+    "(NOT $6::boolean OR (o.state = 'QUEUED' AND o.admitted_at IS NOT NULL))",
+    '$7',
+    '$8',
+  )},
+  free AS (
     SELECT t.id AS tenant_id,
            t.max_concurrent_runs - ${heldPermits('t.id')} AS permits,
            floor(${tokensNow('t.id')}) AS tokens
@@ -681,34 +722,28 @@ export const CLAIM_RUNS = `
       LEFT JOIN target_free tf ON tf.target_id = u.target_id
      WHERE u.nth <= least(f.permits, f.tokens)
        AND (tf.target_id IS NULL OR u.nth_of_target <= tf.room)
-  ), claimed AS (
-    UPDATE occurrences o
-       SET state = 'RUNNING',
-           fencing_token = o.fencing_token + 1,
-           attempt_count = o.attempt_count + 1,
-           lease_until = now() + make_interval(secs => $4::double precision / 1000),
-           worker_id = $3,
-           admitted_at = coalesce(o.admitted_at, now()),
-           reason = NULL,
-           reason_detail = NULL,
-           next_attempt_at = NULL,
-           updated_at = now()
-      FROM chosen c
-     WHERE o.ctid = c.row_ctid AND o.tableoid = c.row_table AND o.xmin = c.version
-       AND ${inPartitionsOf('o', '$7', '$8')}
-    RETURNING o.id, o.tenant_id, o.schedule_id, o.fencing_token, o.attempt_count, o.lease_until,
-              o.scheduled_at, c.schedule_target_id AS target_id, c.payload, o.priority, c.admitted,
-              c.starts_late,
-              o.target_id AS counted_target_id,
-              coalesce(o.idempotency_key, o.id) AS idempotency_key
-  ), attempts AS (
-    INSERT INTO attempts (run_id, attempt_no, tenant_id, worker_id, fencing_token, scheduled_at)
-    SELECT c.id, c.attempt_count, c.tenant_id, $3, c.fencing_token, c.scheduled_at FROM claimed c
-  ), spent AS (${spendTokens('(SELECT tenant_id FROM claimed WHERE NOT admitted) unadmitted_claims')}
+  ), ${claimChosen('$7', '$8')}, spent AS (${spendTokens('(SELECT tenant_id FROM claimed WHERE NOT admitted) unadmitted_claims')}
   ), target_spent AS (${spendTargetTokens(
     '(SELECT counted_target_id AS target_id FROM claimed WHERE NOT admitted) unadmitted_target_claims',
   )}
   )
+  SELECT * FROM claimed`;
+
+/**
+ * CLAIM_RUNS for runs admitted already (the worker's batch claim, which holds no tenant's permit
+ * lock): the same runs taken, the same attempts appended, without the budgets' CTEs an admitted
+ * run never needs. Postgres initialises every node of a plan at each execution, used or not, and
+ * those of the budgets (permits held, tokens, targets' room, their spending) made most of a
+ * one-run claim's cost. $1 run ids, $2 their tenant ids, $3 worker id, $4 lease ms, $5
+ * concurrent overlap policies, $6..$7 the runs' scheduled_at range.
+ */
+export const CLAIM_ADMITTED_RUNS = `
+  WITH ${claimableRuns("o.state = 'QUEUED' AND o.admitted_at IS NOT NULL", '$6', '$7')},
+  chosen AS (
+    SELECT c.id, c.version, c.row_ctid, c.row_table, c.scheduled_at, c.schedule_target_id,
+           c.payload, c.starts_late, c.admitted
+      FROM one_per_schedule c
+  ), ${claimChosen('$6', '$7')}
   SELECT * FROM claimed`;
 
 /**

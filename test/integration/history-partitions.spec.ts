@@ -1,5 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { CLAIM_RUNS, LOCK_SCHEDULES_OF_CLAIMS } from '../../src/admission/admission.sql';
+import {
+  CLAIM_ADMITTED_RUNS,
+  CLAIM_RUNS,
+  LOCK_SCHEDULES_OF_CLAIMS,
+} from '../../src/admission/admission.sql';
 import { instantBounds, SqlRunner, UNBOUNDED, type InstantBounds } from '../../src/database';
 import { END_ATTEMPTS } from '../../src/attempts/attempts.sql';
 import {
@@ -725,6 +729,15 @@ describe('history partitions', () => {
         scanned: 1,
       });
       expect(runScans(await claimPlan(UNBOUNDED)).size).toBeGreaterThan(1);
+      const admittedClaimPlan = (b: InstantBounds) =>
+        explainPrepared(
+          mode,
+          CLAIM_ADMITTED_RUNS,
+          ['uuid[]', 'uuid[]', 'text', 'int', 'text[]', 'timestamptz', 'timestamptz'],
+          [[toClaim], [w.tenant.id], 'explain', 1000, ['allow'], ...b],
+        );
+      expect(runScans(await admittedClaimPlan(instantBounds([at]))).size).toBe(1);
+      expect(runScans(await admittedClaimPlan(UNBOUNDED)).size).toBeGreaterThan(1);
     }
     for (const mode of ['force_custom_plan', 'force_generic_plan'] as const) {
       for (const s of statements) {

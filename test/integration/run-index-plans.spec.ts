@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from 'pg';
 import {
   ADMIT_WAITING,
+  CLAIM_ADMITTED_RUNS,
   CLAIM_RUNS,
   FLEET_BACKLOG,
   NEW_RUN_BUDGETS,
@@ -74,6 +75,11 @@ describe('run index plans made while the history was empty', () => {
       name: 'lock_schedules',
       text: LOCK_SCHEDULES_OF_CLAIMS,
       values: [[], CONCURRENT_POLICIES, ...instantBounds([dueAt])],
+    });
+    await client.query({
+      name: 'claim_admitted',
+      text: CLAIM_ADMITTED_RUNS,
+      values: [[], [], 'worker', 60_000, CONCURRENT_POLICIES, ...instantBounds([dueAt])],
     });
     await client.query({
       name: 'claim',
@@ -193,15 +199,24 @@ describe('run index plans made while the history was empty', () => {
       const ids = `'{${holdingIds.join(',')}}'`;
       const tenants = `'{${holdingIds.map(() => tenantId).join(',')}}'`;
       const bound = (b: Date | string) => `'${b instanceof Date ? b.toISOString() : b}'`;
-      const claim = await explain(
-        'claim',
-        `(${ids}, ${tenants}, 'worker', 60000, '{${CONCURRENT_POLICIES.join(',')}}', true, ` +
-          `${bound(from)}, ${bound(until)})`,
-      );
-      expect(claim['Actual Rows']).toBe(HOLDING);
-      // Each run read once to judge it and once to update it (and the batch's overlap checks).
-      expect(runRowsRead(claim)).toBeLessThan(6 * HOLDING);
-      expect(runRowsRead(claim, 'schedules')).toBeLessThan(4 * HOLDING);
+      const policies = `'{${CONCURRENT_POLICIES.join(',')}}'`;
+      // The claim of admitted runs alone (the worker's batch), and the one that may also take
+      // runs not admitted yet, asked for admitted runs only: each on the same runs.
+      for (const [statement, values] of [
+        ['claim_admitted', `(${ids}, ${tenants}, 'worker', 60000, ${policies}, `],
+        ['claim', `(${ids}, ${tenants}, 'worker', 60000, ${policies}, true, `],
+      ]) {
+        await client.query('SAVEPOINT claiming');
+        const claim = await explain(statement, `${values}${bound(from)}, ${bound(until)})`);
+        expect({ statement, claimed: claim['Actual Rows'] }).toEqual({
+          statement,
+          claimed: HOLDING,
+        });
+        // Each run read once to judge it and once to update it (and the batch's overlap checks).
+        expect(runRowsRead(claim)).toBeLessThan(6 * HOLDING);
+        expect(runRowsRead(claim, 'schedules')).toBeLessThan(4 * HOLDING);
+        await client.query('ROLLBACK TO SAVEPOINT claiming');
+      }
       const locks = await explain(
         'lock_schedules',
         `(${ids}, '{${CONCURRENT_POLICIES.join(',')}}', ${bound(from)}, ${bound(until)})`,
