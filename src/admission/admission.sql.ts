@@ -584,41 +584,6 @@ const RUN_CLAIMABLE = `(o.state = 'QUEUED' OR (o.state = 'RETRY_WAIT' AND o.next
        AND (o.start_deadline IS NULL OR o.attempt_count > 0 OR now() <= o.start_deadline)`;
 
 /**
- * The claim, all of it in one statement, for one run or a batch of any tenants' runs. Receipt of
- * a job is not ownership, this is: a run is taken only if RUN_CLAIMABLE holds, and for a
- * schedule whose overlap policy does not allow concurrent runs ($5) only one, none if one is
- * already RUNNING. An admitted run holds its permit and has spent its token already; a run that
- * was not admitted (a retry, an external worker's claim of a waiting run) is taken only within
- * its tenant's free permits and tokens, oldest first, and spends its token here, and only when
- * the caller holds the tenant's permit lock ($6 false: a batch without that lock takes admitted
- * runs only). Its fencing token goes up, so any earlier holder's writes are rejected from now
- * on, its lease starts, and its attempt is appended in the same statement (no attempt exists
- * that its claim did not commit; the attempts module ends them).
- *
- * No run of a target that is disabled or backing off is taken (admitted or not: a backoff that
- * began after its admission still holds it back, so it spends no attempt); a run that was not
- * admitted also needs room in its target's budget (targetRoom) and spends the target's token.
- *
- * A run not returned is not refused: the caller claims it alone and DIAGNOSE_CLAIM says why.
- * Must run after the locks it relies on (the schedules' for overlap, the tenants' for
- * unadmitted runs), in its own statement (its snapshot then sees every claim that committed
- * before the locks were granted).
- *
- * Each run, and its schedule, is read by a primary-key probe (rowById) and the run is updated
- * at the row address that read found (ctid, tableoid for the partition: a TID probe), so no
- * access path depends on the statistics a cached generic plan was made with (one made while the
- * history was empty joined every active run of the partition to the batch and scanned the
- * partition once per claimed run in the UPDATE: 137 ms and 10,062 buffers per batch of 200 in
- * the 10,000-run burst). The UPDATE takes a run only in the row version the CTE judged (`xmin`):
- * a concurrent change (a cancel) makes a new version at a new address, the re-check after
- * waiting for it fails, and the run is left for the one-run claim. It returns what the read took
- * of the run's schedule.
- * The runs' scheduled_at range ($7..$8, from their queue jobs) confines the statement to their
- * history partitions (IN_PARTITIONS_OF); unbounded for a batch with a run whose job predates them.
- * $1 run ids, $2 their tenant ids, $3 worker id, $4 lease ms, $5 concurrent overlap policies,
- * $6 admitted runs only, $7..$8 the runs' scheduled_at range.
- */
-/**
  * The batch's runs that may start now (see CLAIM_RUNS), at most one per schedule whose overlap
  * policy keeps runs apart: CTEs `batch`, `claimable`, `one_per_schedule`. `onlyAdmitted`: a
  * condition on run `o` ($6 in CLAIM_RUNS, always true in CLAIM_ADMITTED_RUNS); `from`, `until`:
@@ -687,6 +652,41 @@ const claimChosen = (from: string, until: string) => `
     SELECT c.id, c.attempt_count, c.tenant_id, $3, c.fencing_token, c.scheduled_at FROM claimed c
   )`;
 
+/**
+ * The claim, all of it in one statement, for one run or a batch of any tenants' runs. Receipt of
+ * a job is not ownership, this is: a run is taken only if RUN_CLAIMABLE holds, and for a
+ * schedule whose overlap policy does not allow concurrent runs ($5) only one, none if one is
+ * already RUNNING. An admitted run holds its permit and has spent its token already; a run that
+ * was not admitted (a retry, an external worker's claim of a waiting run) is taken only within
+ * its tenant's free permits and tokens, oldest first, and spends its token here, and only when
+ * the caller holds the tenant's permit lock ($6 false: a batch without that lock takes admitted
+ * runs only). Its fencing token goes up, so any earlier holder's writes are rejected from now
+ * on, its lease starts, and its attempt is appended in the same statement (no attempt exists
+ * that its claim did not commit; the attempts module ends them).
+ *
+ * No run of a target that is disabled or backing off is taken (admitted or not: a backoff that
+ * began after its admission still holds it back, so it spends no attempt); a run that was not
+ * admitted also needs room in its target's budget (targetRoom) and spends the target's token.
+ *
+ * A run not returned is not refused: the caller claims it alone and DIAGNOSE_CLAIM says why.
+ * Must run after the locks it relies on (the schedules' for overlap, the tenants' for
+ * unadmitted runs), in its own statement (its snapshot then sees every claim that committed
+ * before the locks were granted).
+ *
+ * Each run, and its schedule, is read by a primary-key probe (rowById) and the run is updated
+ * at the row address that read found (ctid, tableoid for the partition: a TID probe), so no
+ * access path depends on the statistics a cached generic plan was made with (one made while the
+ * history was empty joined every active run of the partition to the batch and scanned the
+ * partition once per claimed run in the UPDATE: 137 ms and 10,062 buffers per batch of 200 in
+ * the 10,000-run burst). The UPDATE takes a run only in the row version the CTE judged (`xmin`):
+ * a concurrent change (a cancel) makes a new version at a new address, the re-check after
+ * waiting for it fails, and the run is left for the one-run claim. It returns what the read took
+ * of the run's schedule.
+ * The runs' scheduled_at range ($7..$8, from their queue jobs) confines the statement to their
+ * history partitions (inPartitionsOf); unbounded for a batch with a run whose job predates them.
+ * $1 run ids, $2 their tenant ids, $3 worker id, $4 lease ms, $5 concurrent overlap policies,
+ * $6 admitted runs only, $7..$8 the runs' scheduled_at range.
+ */
 export const CLAIM_RUNS = `
   WITH ${claimableRuns(
     "(NOT $6::boolean OR (o.state = 'QUEUED' AND o.admitted_at IS NOT NULL))",

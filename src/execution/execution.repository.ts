@@ -108,8 +108,35 @@ export class ExecutionRepository {
     return { finished, held };
   }
 
-  /** The transitions decided from reports alone, under their fences (see FINISH_UNDER_FENCE). */
+  /**
+   * The transitions decided from reports alone, under their fences (see FINISH_UNDER_FENCE).
+   * A run the statement locked under its fence but could not write (changed after it began) is
+   * written by a statement of its own, which sees that change; it is locked, so it cannot miss.
+   */
   private async finish(tx: Tx, finishing: readonly Finish[]): Promise<EndedRunRecord[]> {
+    const runs = await this.finishOnce(tx, finishing);
+    const unwritten = runs.filter((r) => !r.finished).map((r) => r.run);
+    if (unwritten.length > 0) {
+      const transitions = new Map(finishing.map((f) => [f.fence.runId, f.transition]));
+      const written = await this.transition(
+        tx,
+        unwritten.map((run) => ({
+          fence: run,
+          transition: transitions.get(run.runId) as Transition,
+        })),
+      );
+      for (const run of unwritten) {
+        if (!written.has(run.runId))
+          throw new Error(`run ${run.runId} left its fence while locked`);
+      }
+    }
+    return runs.map((r) => r.run);
+  }
+
+  private async finishOnce(
+    tx: Tx,
+    finishing: readonly Finish[],
+  ): Promise<Array<{ run: EndedRunRecord; finished: boolean }>> {
     const rows = await this.sql.rows(
       FINISH_UNDER_FENCE,
       [
@@ -123,7 +150,7 @@ export class ExecutionRepository {
       ],
       tx,
     );
-    return rows.map(toEndedRun);
+    return rows.map((row) => ({ run: toEndedRun(row), finished: row.finished as boolean }));
   }
 
   /** The runs still held under the given fences, locked (see LOCK_HELD_RUNS). */

@@ -126,7 +126,10 @@ export const TRANSITION_UNDER_FENCE = `
  * probe before its fence is checked (a concurrent change, a heartbeat or a cancel request, is
  * waited for and the fence checked on what it left), then updated at the address it was locked
  * at. That lock is what the attempts' end written after this statement relies on. Returns what the
- * rest of the completion needs (the hand-over of an overlap turn, events, target signals).
+ * rest of the completion needs (the hand-over of an overlap turn, events, target signals), and
+ * whether the run was written: a version committed after this statement began (the change the
+ * lock waited for) is locked but not visible to its UPDATE, so such a run (`finished` false) is
+ * held under its fence and unwritten, for a statement of its own (TRANSITION_UNDER_FENCE).
  * $1 run ids, $2 tenant ids, $3 fencing tokens, $4 states, $5 reasons, $6 details, $7..$8 the
  * runs' scheduled_at range (unbounded when a caller does not know an instant).
  */
@@ -144,19 +147,22 @@ export const FINISH_UNDER_FENCE = `
       })}
       ${rowById('schedules', 's', 'o.schedule_id', 'x.target_id, x.overlap_policy')}
      WHERE o.tenant_id = t.tenant_id AND o.fencing_token = t.fencing_token AND o.state = 'RUNNING'
+  ), finished AS (
+    UPDATE occurrences o
+       SET state = h.state,
+           reason = h.reason,
+           reason_detail = h.reason_detail,
+           next_attempt_at = NULL,
+           lease_until = NULL,
+           finished_at = now(),
+           updated_at = now()
+      FROM held h
+     WHERE o.ctid = h.row_ctid AND o.tableoid = h.row_table AND ${inPartitionsOf('o', '$7', '$8')}
+    RETURNING o.id
   )
-  UPDATE occurrences o
-     SET state = h.state,
-         reason = h.reason,
-         reason_detail = h.reason_detail,
-         next_attempt_at = NULL,
-         lease_until = NULL,
-         finished_at = now(),
-         updated_at = now()
-    FROM held h
-   WHERE o.ctid = h.row_ctid AND o.tableoid = h.row_table AND ${inPartitionsOf('o', '$7', '$8')}
-  RETURNING h.id, h.tenant_id, h.schedule_id, h.scheduled_at, h.fencing_token, h.attempt_count,
-            h.target_id, h.overlap_policy, h.subscribed`;
+  SELECT h.id, h.tenant_id, h.schedule_id, h.scheduled_at, h.fencing_token, h.attempt_count,
+         h.target_id, h.overlap_policy, h.subscribed, f.id IS NOT NULL AS finished
+    FROM held h LEFT JOIN finished f ON f.id = h.id`;
 
 /** Sweeper, step one: the tenants with expired leases, oldest expiry first (bounded). */
 export const TENANTS_WITH_EXPIRED_LEASES = `

@@ -171,6 +171,48 @@ describe('execution: batched claims and completions', () => {
     }
   });
 
+  it('a heartbeat committed while a completion waits for the row: the success is still written', async () => {
+    const a = await tenant({ maxConcurrentRuns: 100 });
+    const [renewed, other] = await claimBatch(
+      a.id,
+      await dueRuns(await a.schedule({ overlapPolicy: 'allow' }), 2),
+      'w',
+    );
+    const renewer = w.db.createQueryRunner();
+    await renewer.connect();
+    try {
+      // A renewal of the lease (as HEARTBEAT writes it: a new row version, the fence unchanged),
+      // holding the row while the completion starts, so the completion's statement began
+      // before the new version existed.
+      await renewer.startTransaction();
+      await renewer.query(
+        `UPDATE occurrences SET lease_until = now() + interval '1 minute', updated_at = now()
+          WHERE id = $1`,
+        [renewed.runId],
+      );
+      const completing = succeedAll([renewed, other]);
+      await eventually(async () => {
+        const [{ waiting }] = await w.db.query(
+          `SELECT count(*)::int AS waiting FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        );
+        expect(waiting).toBeGreaterThan(0);
+      });
+      await renewer.commitTransaction();
+      expect(await completing).toMatchObject([
+        { accepted: true, state: 'SUCCEEDED' },
+        { accepted: true, state: 'SUCCEEDED' },
+      ]);
+      expect(await row(renewed.runId)).toMatchObject({ state: 'SUCCEEDED', lease_until: null });
+      const [attempt] = await w.db.query('SELECT outcome FROM attempts WHERE run_id = $1', [
+        renewed.runId,
+      ]);
+      expect(attempt).toEqual({ outcome: 'succeeded' });
+    } finally {
+      await renewer.release();
+    }
+  });
+
   it("one batch across tenants: each tenant's permits bound its own runs only", async () => {
     const narrow = await tenant({ maxConcurrentRuns: 2 });
     const wide = await tenant({ maxConcurrentRuns: 100 });
