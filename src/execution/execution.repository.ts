@@ -83,7 +83,8 @@ export class ExecutionRepository {
    * read and locked under their fences for the caller to decide (LOCK_HELD_RUNS). Written
    * together without waiting for the locks' answer: the server reads each statement only after
    * answering the one before, so both still take their snapshots once the locks are granted.
-   * One wait for all three. A fence missing from both results no longer holds.
+   * One wait for all three (another when a run changed while its lock was awaited: see
+   * finish). A fence missing from both results no longer holds.
    */
   async settleBehindScheduleLocks(
     tx: Tx,
