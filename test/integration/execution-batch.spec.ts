@@ -58,6 +58,15 @@ describe('execution: batched claims and completions', () => {
       schedule: (body: Record<string, unknown> = {}) => w.createSchedule(targetId, body, t.apiKey),
     };
   };
+  /** Until a statement of this database waits for a lock another transaction holds. */
+  const someoneWaitsForARowLock = () =>
+    eventually(async () => {
+      const [{ waiting }] = await w.db.query(
+        `SELECT count(*)::int AS waiting FROM pg_stat_activity
+          WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+      );
+      expect(waiting).toBeGreaterThan(0);
+    });
   /** claimBatch with every run said to be of `tenantId` (as a job for it would say). */
   const claimBatch = (tenantId: string, runIds: string[], workerId: string) =>
     execution.claimBatch(
@@ -151,13 +160,7 @@ describe('execution: batched claims and completions', () => {
       );
       // The batch reads the committed (QUEUED) version, then waits on the cancel's row lock.
       const claiming = claimBatch(a.id, [cancelled, other], 'w');
-      await eventually(async () => {
-        const [{ waiting }] = await w.db.query(
-          `SELECT count(*)::int AS waiting FROM pg_stat_activity
-            WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-        );
-        expect(waiting).toBeGreaterThan(0);
-      });
+      await someoneWaitsForARowLock();
       await canceller.commitTransaction();
       const claims = await claiming;
       expect(claims.map((c) => c.runId)).toEqual([other]);
@@ -191,13 +194,7 @@ describe('execution: batched claims and completions', () => {
         [renewed.runId],
       );
       const completing = succeedAll([renewed, other]);
-      await eventually(async () => {
-        const [{ waiting }] = await w.db.query(
-          `SELECT count(*)::int AS waiting FROM pg_stat_activity
-            WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-        );
-        expect(waiting).toBeGreaterThan(0);
-      });
+      await someoneWaitsForARowLock();
       await renewer.commitTransaction();
       expect(await completing).toMatchObject([
         { accepted: true, state: 'SUCCEEDED' },
