@@ -104,18 +104,14 @@ export class AdmissionRepository {
   private async lockSchedulesOfClaims(tx: Tx, runs: readonly ClaimRequest[]): Promise<void> {
     await this.sql.rows(
       LOCK_SCHEDULES_OF_CLAIMS,
-      [
-        runs.map((run) => run.runId),
-        CONCURRENT_POLICIES,
-        ...instantBounds(runs.map((r) => instantOf(r.scheduledAt))),
-      ],
+      [runs.map((run) => run.runId), CONCURRENT_POLICIES, ...runsRange(runs)],
       tx,
     );
   }
 
   /**
    * The fast claim of admitted runs behind their schedules' locks (LOCK_SCHEDULES_OF_CLAIMS, then
-   * CLAIM_RUNS), written together without waiting for the locks' answer: the server reads a
+   * CLAIM_ADMITTED_RUNS), written together without waiting for the locks' answer: the server reads a
    * statement only once it has answered the one before, so the claim still runs, and takes its
    * snapshot, after the locks are granted, exactly as if it had been sent after their answer. One
    * wait instead of two (and BEGIN travels with them: SqlRunner.transaction).
@@ -128,34 +124,35 @@ export class AdmissionRepository {
   ): Promise<Claim[]> {
     const [, claims] = await Promise.all([
       this.lockSchedulesOfClaims(tx, runs),
-      this.claimMany(tx, runs, workerId, leaseMs, true),
+      // Admitted runs only (see CLAIM_ADMITTED_RUNS): this claim holds no tenant's permit lock.
+      this.claims(tx, CLAIM_ADMITTED_RUNS, [
+        ...claimParameters(runs, workerId, leaseMs),
+        ...runsRange(runs),
+      ]),
     ]);
     return claims;
   }
 
   /**
-   * What can be claimed of the runs (see CLAIM_RUNS). `admittedOnly`: the caller does not hold
-   * the tenants' permit locks, so only runs admitted already may be taken (CLAIM_ADMITTED_RUNS,
-   * the same claim without the budgets an admitted run does not need).
+   * What can be claimed of the runs (see CLAIM_RUNS), admitting those not admitted yet: the
+   * caller holds their tenants' permit locks.
    */
-  async claimMany(
+  claimMany(
     tx: Tx,
     runs: readonly ClaimRequest[],
     workerId: string,
     leaseMs: number,
-    admittedOnly: boolean,
   ): Promise<Claim[]> {
-    const batch = [
-      runs.map((r) => r.runId),
-      runs.map((r) => r.tenantId),
-      workerId,
-      leaseMs,
-      CONCURRENT_POLICIES,
-    ];
-    const range = instantBounds(runs.map((r) => instantOf(r.scheduledAt)));
-    const rows = admittedOnly
-      ? await this.sql.rows(CLAIM_ADMITTED_RUNS, [...batch, ...range], tx)
-      : await this.sql.rows(CLAIM_RUNS, [...batch, false, ...range], tx);
+    return this.claims(tx, CLAIM_RUNS, [
+      ...claimParameters(runs, workerId, leaseMs),
+      false,
+      ...runsRange(runs),
+    ]);
+  }
+
+  /** The claims a claim statement returns (written in the turn it is called). */
+  private async claims(tx: Tx, statement: string, parameters: unknown[]): Promise<Claim[]> {
+    const rows = await this.sql.rows(statement, parameters, tx);
     return rows.map(toClaim);
   }
 
@@ -483,6 +480,22 @@ function toClaim(row: Row): Claim {
 }
 
 /** A queue job's scheduledAt as an instant; unknown when absent or unreadable. */
+/** The parameters both claim statements start with: $1 run ids .. $5 concurrent policies. */
+function claimParameters(runs: readonly ClaimRequest[], workerId: string, leaseMs: number) {
+  return [
+    runs.map((r) => r.runId),
+    runs.map((r) => r.tenantId),
+    workerId,
+    leaseMs,
+    CONCURRENT_POLICIES,
+  ];
+}
+
+/** The runs' scheduled_at range, from their jobs (unbounded if one has none). */
+function runsRange(runs: readonly ClaimRequest[]) {
+  return instantBounds(runs.map((r) => instantOf(r.scheduledAt)));
+}
+
 function instantOf(iso: string | undefined): Date | undefined {
   if (!iso) return undefined;
   const at = new Date(iso);

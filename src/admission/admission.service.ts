@@ -78,7 +78,6 @@ export class AdmissionService {
           [run],
           workerId,
           this.config.execution.leaseMs,
-          false,
         );
         if (claim) {
           await this.recordLateStarts(tx, [claim]);

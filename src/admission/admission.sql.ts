@@ -659,8 +659,8 @@ const claimChosen = (from: string, until: string) => `
  * already RUNNING. An admitted run holds its permit and has spent its token already; a run that
  * was not admitted (a retry, an external worker's claim of a waiting run) is taken only within
  * its tenant's free permits and tokens, oldest first, and spends its token here, and only when
- * the caller holds the tenant's permit lock ($6 false: a batch without that lock takes admitted
- * runs only). Its fencing token goes up, so any earlier holder's writes are rejected from now
+ * the caller holds the tenant's permit lock ($6 true: admitted runs only, as CLAIM_ADMITTED_RUNS
+ * takes them without the budgets' work; the service's one-run claim passes false). Its fencing token goes up, so any earlier holder's writes are rejected from now
  * on, its lease starts, and its attempt is appended in the same statement (no attempt exists
  * that its claim did not commit; the attempts module ends them).
  *

@@ -133,9 +133,7 @@ export class ExecutionService {
         this.execution.settleBehindScheduleLocks(tx, finishing, deciding),
         this.attempts.end(
           tx,
-          finishing.map(({ fence, transition }) =>
-            attemptEnd(fence, transition, recordOf(fence.report)),
-          ),
+          finishing.map(({ fence, transition }) => attemptEnd(fence, transition, fence.report)),
         ),
       ]);
       const finishedById = new Map(finished.map((run) => [run.runId, run]));
@@ -154,7 +152,7 @@ export class ExecutionService {
           const transition = transitionAfterAttempt(run, report, () =>
             retryDelayMs(run.attempt, run.retryPolicy, this.random, report.retryAfterMs),
           );
-          changes.push({ run, transition, attempt: recordOf(report) });
+          changes.push({ run, transition, attempt: report });
         } else if (!finishedById.has(completion.runId)) {
           stale.push({ completion, current: await this.noteStale(tx, completion) });
         }
@@ -356,17 +354,6 @@ export class ExecutionService {
       state: transition.state,
     });
   }
-}
-
-/** What an attempt's end records beside its outcome, as its holder reported it. */
-function recordOf(report: AttemptReport): AttemptRecord {
-  return {
-    httpStatus: report.httpStatus,
-    durationMs: report.durationMs,
-    error: report.error,
-    response: report.response,
-    traceId: report.traceId,
-  };
 }
 
 /** The end of the attempt a fence names, as its transition decided it. */
