@@ -29,5 +29,5 @@ export { inPartitionsOf, instantBounds, UNBOUNDED, type InstantBounds } from './
 export { SqlRunner, type Row } from './sql-runner';
 export { anyRow, rowById, type RowProbe } from './row-probe';
 export { failedWith, sqlFailureOf, SQL_STATE, type SqlState } from './sql-state';
-export type { Tx } from './transaction';
+export { StatementAfterLastError, type Tx } from './transaction';
 export { Transactions } from './transactions';

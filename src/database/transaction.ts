@@ -21,13 +21,19 @@ interface OpenTransaction {
   client: PoolClient;
   /** Committed or rolled back: its connection is back in the pool, maybe someone else's. */
   ended: boolean;
+  /**
+   * Statements written as the transaction's last (see SqlRunner.rowsAtCommit): their answers
+   * are awaited with the COMMIT's, which is written right behind them. Once one is written, only
+   * another last statement may follow.
+   */
+  last: Array<Promise<unknown>>;
 }
 
 const open = new WeakMap<Tx, OpenTransaction>();
 
 export function wrapTransaction(manager: EntityManager, client: PoolClient): Tx {
   const tx = Object.freeze({}) as Tx;
-  open.set(tx, { manager, client, ended: false });
+  open.set(tx, { manager, client, ended: false, last: [] });
   return tx;
 }
 
@@ -49,5 +55,34 @@ export function managerOf(tx: Tx): EntityManager {
 export function clientOf(tx: Tx): PoolClient {
   const found = openOf(tx);
   if (found.ended) throw new QueryRunnerAlreadyReleasedError();
+  if (found.last.length > 0) throw new StatementAfterLastError();
   return found.client;
+}
+
+/**
+ * The connection, for a statement written as one of the transaction's last: `answer` (its
+ * result) is then awaited with the COMMIT's (see lastStatementsOf).
+ */
+export function clientForLast(tx: Tx, answer: (client: PoolClient) => Promise<unknown>): void {
+  const found = openOf(tx);
+  if (found.ended) throw new QueryRunnerAlreadyReleasedError();
+  const answered = answer(found.client);
+  // Awaited by the commit; a transaction whose work throws first rolls back without it.
+  answered.catch(() => undefined);
+  found.last.push(answered);
+}
+
+/** The statements written as the transaction's last, in the order written. */
+export function lastStatementsOf(tx: Tx): ReadonlyArray<Promise<unknown>> {
+  return openOf(tx).last;
+}
+
+/**
+ * A statement written after one of the transaction's last: it would follow the COMMIT, so it is
+ * refused before it is written (a defect of the caller, never a state of the database).
+ */
+export class StatementAfterLastError extends Error {
+  constructor() {
+    super("a statement after the transaction's last: it would run behind the COMMIT");
+  }
 }

@@ -166,20 +166,22 @@ export class DueDispatcher {
       }
       // A handful of set-based statements per batch, whatever its size. These three need nothing
       // of each other's answers (every row they touch is locked by this batch already): written
-      // together, they cost one wait.
-      const [, completed] = await Promise.all([
+      // together, they cost one wait, and admission's statements go with them.
+      const moved = Promise.all([
         this.dueIndex.drop(tx, taken),
         this.schedules.advanceAfterDispatch(tx, advanced),
         this.dueIndex.add(tx, nextEntries),
       ]);
+      moved.catch(() => undefined); // awaited below, after admission's statements are written
       // Admission decided before the insert, so each run's row is written once, admitted or
       // waiting for its tenant's budget. Before the wait for the instant: its statements (and
       // the jobs' insert) stay off the critical path. The tenants' permit locks it takes are
       // then held through the wait; only admission queues on them (another batch's, the
       // admitter, a claim of a run that was not admitted), never the claim of an admitted run.
+      // It reads none of the rows the moves above write.
       const ready = planned.filter((o) => o.publish);
       await options.beforeAdmission?.();
-      await this.admission.decideNew(tx, ready);
+      const [[, completed]] = await Promise.all([moved, this.admission.decideNew(tx, ready)]);
       for (const run of ready) run.publish = run.admitted === true;
       // Each run's trace starts here (tracing on), linked to the request that created its
       // schedule; the run keeps the span's traceparent for the claim, the call, the completion.
@@ -221,16 +223,19 @@ export class DueDispatcher {
             ]
           : [];
       });
-      await this.admission.admitted(tx, jobs);
+      // The jobs and the tokens are written before the wait for the instant, in its wait.
+      const published = this.admission.admitted(tx, jobs);
+      published.catch(() => undefined); // awaited with the wait, or alone
       const admitted = jobs.length;
       if (horizon && horizon.at > transactionNow) {
         options.onWaiting?.({ instant: horizon.exact, full: entries.length >= batchSize });
-        await this.dueIndex.waitUntil(tx, horizon.exact);
-      }
-      // Completed schedules give their quota slots back last: the tenants' counters, which every
-      // create of those tenants needs, are then locked only from here to the commit.
-      await this.schedules.releaseSlots(tx, completed);
+        await Promise.all([published, this.dueIndex.waitUntil(tx, horizon.exact)]);
+      } else await published;
       await options.beforeCommit?.();
+      // Completed schedules give their quota slots back last: the tenants' counters, which every
+      // create of those tenants needs, are then locked only from here to the commit, which is
+      // written behind them (the transaction's last statements: one wait for both).
+      this.schedules.releaseSlots(tx, completed);
       result.created = inserted.map((row) => ({
         state: row.state,
         reason: byKey.get(`${row.scheduleId}@${row.scheduledAt.getTime()}`)?.reason ?? null,

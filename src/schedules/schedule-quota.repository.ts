@@ -34,11 +34,17 @@ export class ScheduleQuotaRepository {
     return row?.live ?? 0;
   }
 
-  async release(tx: Tx, released: SlotRelease): Promise<void> {
+  /**
+   * Gives the slots back as the transaction's last statements (SqlRunner.rowsAtCommit): the
+   * counters, which every create of those tenants needs, are locked only from here to the
+   * commit, which travels with them. A failure (the CHECK of a release never admitted) rolls
+   * the transaction back.
+   */
+  release(tx: Tx, released: SlotRelease): void {
     const entries = [...released].filter(([, n]) => n > 0);
     if (entries.length === 0) return;
     const tenants = entries.map(([tenantId]) => tenantId);
-    if (entries.length > 1) await this.sql.rows(LOCK_SCHEDULE_COUNTS, [tenants], tx);
-    await this.sql.affected(RELEASE_SCHEDULES, [tenants, entries.map(([, n]) => n)], tx);
+    if (entries.length > 1) void this.sql.rowsAtCommit(LOCK_SCHEDULE_COUNTS, [tenants], tx);
+    void this.sql.rowsAtCommit(RELEASE_SCHEDULES, [tenants, entries.map(([, n]) => n)], tx);
   }
 }

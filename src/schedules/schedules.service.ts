@@ -456,14 +456,21 @@ export class SchedulesService {
    * last statement before the commit, so the tenants' counters are locked only until then.
    */
   async advanceAfterDispatch(tx: Tx, changes: readonly ScheduleAdvance[]): Promise<SlotRelease> {
-    const { slots, ended } = await this.schedules.advance(tx, changes);
-    // A schedule that will not fire again no longer adds to its tenant's projected load.
-    await this.load.release(tx, ended);
+    // A schedule that will not fire again no longer adds to its tenant's projected load. Which
+    // ones those are is the plan's: the dispatch holds their rows at the revision it planned
+    // (lockForDispatch), so the advance writes every one of them, and the two statements go
+    // together, one wait.
+    const ending = changes.filter((change) => !isLive(change.status)).map((change) => change.id);
+    const [{ slots }] = await Promise.all([
+      this.schedules.advance(tx, changes),
+      this.load.release(tx, ending),
+    ]);
     return slots;
   }
 
-  releaseSlots(tx: Tx, released: SlotRelease): Promise<void> {
-    return this.quota.release(tx, released);
+  /** Written as the transaction's last statements; its commit goes with them (see the quota). */
+  releaseSlots(tx: Tx, released: SlotRelease): void {
+    this.quota.release(tx, released);
   }
 
   private async recordManualRun(
@@ -580,7 +587,7 @@ export class SchedulesService {
       // Last, so the counter is locked only until the commit. Edits never make a schedule live
       // again (cancelled and completed are terminal), so leaving is the only move to count.
       if (isLive(current.status) && !isLive(next.status)) {
-        await this.quota.release(tx, new Map([[tenantId, 1]]));
+        this.quota.release(tx, new Map([[tenantId, 1]]));
       }
       return edited;
     });

@@ -4,6 +4,7 @@ import {
   databaseWaits,
   dataSourceOptions,
   SqlRunner,
+  StatementAfterLastError,
   type Tx,
 } from '../../src/database';
 import { SCHEMA } from '../../src/schema';
@@ -77,6 +78,43 @@ describe('SqlRunner transactions', () => {
         throw new Error('changed my mind');
       }),
     ).rejects.toThrow('changed my mind');
+    expect(await rowsOf()).toEqual([]);
+  });
+
+  it("writes the COMMIT behind the transaction's last statements: one wait for them all", async () => {
+    const before = { roundTrips: databaseRoundTrips(), waits: databaseWaits() };
+    await sql.transaction(async (tx) => {
+      await sql.affected('INSERT INTO scratch VALUES ($1)', [1], tx);
+      void sql.rowsAtCommit('INSERT INTO scratch VALUES ($1)', [2], tx);
+      void sql.rowsAtCommit('INSERT INTO scratch VALUES ($1)', [3], tx);
+    });
+    // BEGIN with the first insert; the two last inserts with the COMMIT.
+    expect(databaseRoundTrips() - before.roundTrips).toBe(5);
+    expect(databaseWaits() - before.waits).toBe(2);
+    expect(await rowsOf()).toEqual([1, 2, 3]);
+  });
+
+  it('rolls back all of it when a last statement fails, and the transaction throws its failure', async () => {
+    const failing = sql.transaction(async (tx) => {
+      await sql.affected('INSERT INTO scratch VALUES ($1)', [1], tx);
+      void sql.rowsAtCommit('INSERT INTO scratch VALUES ($1)', [2], tx);
+      void sql.rowsAtCommit('SELECT 1 / $1::int AS x', [0], tx);
+      return 'done';
+    });
+    await expect(failing).rejects.toBeInstanceOf(QueryFailedError);
+    await expect(failing).rejects.toMatchObject({ driverError: { code: '22012' } });
+    expect(await rowsOf()).toEqual([]);
+    // The connection is clean for its next user: no transaction left open on it.
+    await sql.transaction((tx) => sql.affected('INSERT INTO scratch VALUES ($1)', [4], tx));
+    expect(await rowsOf()).toEqual([4]);
+  });
+
+  it('refuses a statement after a last one, before writing it, and rolls back', async () => {
+    const refused = sql.transaction(async (tx) => {
+      void sql.rowsAtCommit('INSERT INTO scratch VALUES ($1)', [1], tx);
+      await sql.affected('INSERT INTO scratch VALUES ($1)', [2], tx);
+    });
+    await expect(refused).rejects.toBeInstanceOf(StatementAfterLastError);
     expect(await rowsOf()).toEqual([]);
   });
 
