@@ -101,35 +101,35 @@ export class AdmissionRepository {
   }
 
   /** The schedule locks a batched claim needs for overlap (see LOCK_SCHEDULES_OF_CLAIMS). */
-  private async lockSchedulesOfClaims(tx: Tx, runs: readonly ClaimRequest[]): Promise<void> {
-    await this.sql.rows(
-      LOCK_SCHEDULES_OF_CLAIMS,
-      [runs.map((run) => run.runId), CONCURRENT_POLICIES, ...runsRange(runs)],
-      tx,
-    );
-  }
-
   /**
    * The fast claim of admitted runs behind their schedules' locks (LOCK_SCHEDULES_OF_CLAIMS, then
-   * CLAIM_ADMITTED_RUNS), written together without waiting for the locks' answer: the server reads a
-   * statement only once it has answered the one before, so the claim still runs, and takes its
-   * snapshot, after the locks are granted, exactly as if it had been sent after their answer. One
-   * wait instead of two (and BEGIN travels with them: SqlRunner.transaction).
+   * CLAIM_ADMITTED_RUNS), written as the transaction's last statements (SqlRunner.rowsAtCommit):
+   * the server reads a statement only once it has answered the one before, so the claim still
+   * runs, and takes its snapshot, after the locks are granted, and the COMMIT goes right behind
+   * them. The whole transaction is one wait (BEGIN travels with them: SqlRunner.transaction);
+   * the claims are answered with its COMMIT, and the transaction throws if any statement failed.
    */
-  async claimManyBehindScheduleLocks(
+  claimManyAtCommit(
     tx: Tx,
     runs: readonly ClaimRequest[],
     workerId: string,
     leaseMs: number,
   ): Promise<Claim[]> {
-    const [, claims] = await Promise.all([
-      this.lockSchedulesOfClaims(tx, runs),
-      // Admitted runs only (see CLAIM_ADMITTED_RUNS): this claim holds no tenant's permit lock.
-      this.claims(tx, CLAIM_ADMITTED_RUNS, [
-        ...claimParameters(runs, workerId, leaseMs),
-        ...runsRange(runs),
-      ]),
-    ]);
+    void this.sql.rowsAtCommit(
+      LOCK_SCHEDULES_OF_CLAIMS,
+      [runs.map((run) => run.runId), CONCURRENT_POLICIES, ...runsRange(runs)],
+      tx,
+    );
+    // Admitted runs only (see CLAIM_ADMITTED_RUNS): this claim holds no tenant's permit lock.
+    const claims = this.sql
+      .rowsAtCommit(
+        CLAIM_ADMITTED_RUNS,
+        [...claimParameters(runs, workerId, leaseMs), ...runsRange(runs)],
+        tx,
+      )
+      .then((rows) => rows.map(toClaim));
+    // Read once the transaction has committed; if it failed, the transaction throws instead.
+    claims.catch(() => undefined);
     return claims;
   }
 

@@ -80,7 +80,6 @@ export class AdmissionService {
           this.config.execution.leaseMs,
         );
         if (claim) {
-          await this.recordLateStarts(tx, [claim]);
           return { claimed: true, claim };
         }
         diagnosis = await this.admission.diagnose(tx, runId, tenantId);
@@ -112,16 +111,11 @@ export class AdmissionService {
    */
   async claimBatch(runs: readonly ClaimRequest[], workerId: string): Promise<Claim[]> {
     if (runs.length === 0) return [];
-    const claims = await this.admission.transaction(async (tx) => {
-      const claimed = await this.admission.claimManyBehindScheduleLocks(
-        tx,
-        runs,
-        workerId,
-        this.config.execution.leaseMs,
-      );
-      await this.recordLateStarts(tx, claimed);
-      return claimed;
-    });
+    // The claims are answered with the COMMIT (claimManyAtCommit): the transaction is one wait.
+    const claiming = await this.admission.transaction(async (tx) => ({
+      claims: this.admission.claimManyAtCommit(tx, runs, workerId, this.config.execution.leaseMs),
+    }));
+    const claims = await claiming.claims;
     for (const claim of claims) this.claimed(claim);
     return claims;
   }
@@ -409,13 +403,6 @@ export class AdmissionService {
    * The claims that started a first attempt late, for run.late: none on a schedule without
    * lateAfterSeconds, so the common claim costs no statement here.
    */
-  private recordLateStarts(tx: Tx, claims: readonly Claim[]): Promise<void> {
-    return this.events.recordLateStarts(
-      tx,
-      claims.filter((claim) => claim.startsLate).map((claim) => claim.runId),
-    );
-  }
-
   private claimed(claim: Claim): void {
     this.lifecycle.emit({
       kind: 'run.claimed',

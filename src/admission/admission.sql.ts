@@ -1,4 +1,5 @@
 import { anyRow, inPartitionsOf, rowById } from '../database';
+import { lateStartEventsOf } from '../events';
 
 /**
  * Admission: which runs may go to the queue, and starting them. A run is admitted once its
@@ -598,8 +599,8 @@ const claimableRuns = (onlyAdmitted: string, from: string, until: string) => `
            s.overlap_policy = ANY($5::text[]) AS concurrent, s.target_id AS schedule_target_id,
            s.payload,
            -- Whether this claim starts the run later than its schedule's late_after_seconds
-           -- allows (the test RECORD_LATE_STARTS makes): the caller runs that statement only
-           -- when some claim says so, which none does on a schedule without the threshold.
+           -- allows (the test lateStartEventsOf makes): the event's CTE reads only such runs,
+           -- which no claim of a schedule without the threshold is.
            (o.attempt_count = 0 AND s.late_after_seconds IS NOT NULL
             AND now() > o.fires_at + make_interval(secs => s.late_after_seconds)) AS starts_late,
            row_number() OVER (PARTITION BY o.schedule_id ORDER BY o.scheduled_at, o.id) AS nth
@@ -625,7 +626,11 @@ const claimableRuns = (onlyAdmitted: string, from: string, until: string) => `
     SELECT c.* FROM claimable c WHERE c.concurrent OR c.nth = 1
   )`;
 
-/** The chosen runs (CTE `chosen`) taken: CTEs `claimed` (returned) and `attempts`. */
+/**
+ * The chosen runs (CTE `chosen`) taken: CTEs `claimed` (returned), `attempts` (each one's
+ * attempt appended) and `late_starts` (run.late for a first attempt that starts late: the
+ * events module's lateStartEventsOf).
+ */
 const claimChosen = (from: string, until: string) => `
   claimed AS (
     UPDATE occurrences o
@@ -646,10 +651,15 @@ const claimChosen = (from: string, until: string) => `
               o.scheduled_at, c.schedule_target_id AS target_id, c.payload, o.priority, c.admitted,
               c.starts_late,
               o.target_id AS counted_target_id,
-              coalesce(o.idempotency_key, o.id) AS idempotency_key
+              coalesce(o.idempotency_key, o.id) AS idempotency_key,
+              o.revision, o.trigger, o.state, o.reason, o.reason_detail, o.fires_at, o.finished_at
   ), attempts AS (
     INSERT INTO attempts (run_id, attempt_no, tenant_id, worker_id, fencing_token, scheduled_at)
     SELECT c.id, c.attempt_count, c.tenant_id, $3, c.fencing_token, c.scheduled_at FROM claimed c
+  ), late_starts AS (${lateStartEventsOf(`(
+    SELECT id, tenant_id, schedule_id, counted_target_id AS target_id, revision, trigger, state,
+           reason, reason_detail, attempt_count, scheduled_at, fires_at, finished_at
+      FROM claimed WHERE starts_late)`)}
   )`;
 
 /**

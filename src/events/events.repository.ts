@@ -6,7 +6,6 @@ import {
   CLAIM_DUE_EVENTS,
   END_EVENT_ATTEMPT,
   PRUNE_FINISHED_EVENTS,
-  RECORD_LATE_STARTS,
   RECORD_RUN_EVENTS,
   RECORD_SCHEDULE_PAUSED,
   RECORD_TARGET_DISABLED,
@@ -18,10 +17,6 @@ export class EventsRepository {
 
   async recordRunEvents(tx: Tx, runIds: readonly string[]): Promise<void> {
     await this.sql.rows(RECORD_RUN_EVENTS, [runIds], tx);
-  }
-
-  async recordLateStarts(tx: Tx, runIds: readonly string[]): Promise<void> {
-    await this.sql.rows(RECORD_LATE_STARTS, [runIds], tx);
   }
 
   async recordSchedulePaused(tx: Tx, tenantId: string, scheduleId: string): Promise<void> {

@@ -20,11 +20,6 @@ export class EventsService {
     if (runIds.length > 0) await this.events.recordRunEvents(tx, runIds);
   }
 
-  /** Runs claimed in `tx`: those that start late for their schedule's lateAfterSeconds. */
-  async recordLateStarts(tx: Tx, runIds: readonly string[]): Promise<void> {
-    if (runIds.length > 0) await this.events.recordLateStarts(tx, runIds);
-  }
-
   /** The schedule the edit in `tx` paused (by request or auto-pause). */
   recordSchedulePaused(tx: Tx, tenantId: string, scheduleId: string): Promise<void> {
     return this.events.recordSchedulePaused(tx, tenantId, scheduleId);

@@ -39,20 +39,21 @@ export const RECORD_RUN_EVENTS = `
   ON CONFLICT DO NOTHING`;
 
 /**
- * Runs just claimed for their first attempt later than their planned fire instant plus their
- * schedule's late_after_seconds: run.late, once per run. $1 run ids (claimed in this
- * transaction, whose clock is the claim's), each found by a probe (rowById): a join of the ids
- * with the runs may scan every RUNNING run (see execution.sql.ts).
+ * Runs claimed for their first attempt later than their planned fire instant plus their
+ * schedule's late_after_seconds: run.late, once per run. A fragment of the claim's own statement
+ * (a data-modifying CTE of CLAIM_RUNS and CLAIM_ADMITTED_RUNS), so the claim and its event are
+ * written together and the claim's transaction needs no second statement, and no wait for the
+ * claim's answer, to record it. `claimed`: a relation of the runs as the claim left them, with
+ * the columns RUN_DATA reads; its clock is the claim's. Each schedule is a probe (rowById).
  */
-export const RECORD_LATE_STARTS = `
+export const lateStartEventsOf = (claimed: string) => `
   INSERT INTO events (id, subscription_id, tenant_id, target_id, type, data)
   SELECT md5('run.late:' || o.id::text)::uuid, s.id, o.tenant_id, s.target_id, 'run.late',
          jsonb_build_object(${RUN_DATA},
            'startedAt', ${iso('now()')},
            'lateBySeconds', round(extract(epoch FROM now() - o.fires_at)::numeric, 3),
            'lateAfterSeconds', sc.late_after_seconds)
-    FROM unnest($1::uuid[]) AS b(id)
-    ${rowById('occurrences', 'o', 'b.id', 'x.*')}
+    FROM ${claimed} o
     ${rowById('schedules', 'sc', 'o.schedule_id', 'x.late_after_seconds', {
       also: 'x.late_after_seconds IS NOT NULL',
     })}

@@ -2,3 +2,4 @@ export { EVENT_DELIVERY_STATES, type ClaimedEvent, type EventDeliveryState } fro
 export { EventEntity } from './event.entity';
 export { EventsModule } from './events.module';
 export { EventsService } from './events.service';
+export { lateStartEventsOf } from './events.sql';

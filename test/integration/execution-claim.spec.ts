@@ -467,11 +467,31 @@ describe('execution: claims, fences, leases', () => {
     const late = await w.insertRun(strict, anHourAgo);
     const inTime = await w.insertRun(lenient, anHourAgo);
     const noThreshold = await w.insertRun(unwatched, anHourAgo);
+    await w.db.query(
+      `INSERT INTO subscriptions (tenant_id, target_id, event_types) VALUES ($1, $2, '{run.late}')`,
+      [w.tenant.id, targetId],
+    );
+    const lateEvents = async () =>
+      (
+        await w.db.query(
+          `SELECT data->>'runId' AS run_id FROM events WHERE tenant_id = $1 AND type = 'run.late'`,
+          [w.tenant.id],
+        )
+      ).map((event: { run_id: string }) => event.run_id);
     const startsLate = async (runId: string) =>
       claimed(await execution.claim(w.tenant.id, runId, 'worker-a')).startsLate;
     expect(await startsLate(late)).toBe(true);
     expect(await startsLate(inTime)).toBe(false);
-    // Without a threshold no claim is late, so the claim runs no run.late statement at all.
+    // Without a threshold no claim is late.
     expect(await startsLate(noThreshold)).toBe(false);
+    // The claim's own statement recorded run.late for the late one alone.
+    expect(await lateEvents()).toEqual([late]);
+    // A claim that takes nothing (the run is RUNNING already) records nothing, in a batch too.
+    const again = await execution.claimBatch(
+      [late, inTime].map((runId) => ({ runId, tenantId: w.tenant.id })),
+      'worker-b',
+    );
+    expect(again).toEqual([]);
+    expect(await lateEvents()).toEqual([late]);
   });
 });

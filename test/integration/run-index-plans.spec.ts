@@ -13,7 +13,7 @@ import {
 } from '../../src/admission/admission.sql';
 import { END_ATTEMPTS, LIST_ATTEMPTS, MARK_ATTEMPT_STALE } from '../../src/attempts/attempts.sql';
 import { instantBounds } from '../../src/database';
-import { RECORD_LATE_STARTS, RECORD_RUN_EVENTS } from '../../src/events/events.sql';
+import { RECORD_RUN_EVENTS } from '../../src/events/events.sql';
 import {
   FINISH_UNDER_FENCE,
   LOCK_EXPIRED_LEASES,
@@ -123,7 +123,6 @@ describe('run index plans made while the history was empty', () => {
       text: LIST_ATTEMPTS,
       values: [tenantId, randomUUID()],
     });
-    await client.query({ name: 'late_starts', text: RECORD_LATE_STARTS, values: [[]] });
     await client.query({
       name: 'expired_tenants',
       text: TENANTS_WITH_EXPIRED_LEASES,
@@ -335,7 +334,6 @@ describe('run index plans made while the history was empty', () => {
         3 * HOLDING,
       );
       expect(await read('run_events', `(${ids})`)).toBeLessThanOrEqual(3 * HOLDING);
-      expect(await read('late_starts', `(${ids})`)).toBeLessThanOrEqual(3 * HOLDING);
       expect(
         await read(
           'transition',
