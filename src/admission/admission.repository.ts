@@ -100,7 +100,6 @@ export class AdmissionRepository {
     if (!row) await this.sql.rows(LOCK_TENANT_PERMITS, [tenantId], tx);
   }
 
-  /** The schedule locks a batched claim needs for overlap (see LOCK_SCHEDULES_OF_CLAIMS). */
   /**
    * The fast claim of admitted runs behind their schedules' locks (LOCK_SCHEDULES_OF_CLAIMS, then
    * CLAIM_ADMITTED_RUNS), written as the transaction's last statements (SqlRunner.rowsAtCommit):

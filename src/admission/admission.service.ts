@@ -399,10 +399,6 @@ export class AdmissionService {
     }
   }
 
-  /**
-   * The claims that started a first attempt late, for run.late: none on a schedule without
-   * lateAfterSeconds, so the common claim costs no statement here.
-   */
   private claimed(claim: Claim): void {
     this.lifecycle.emit({
       kind: 'run.claimed',
