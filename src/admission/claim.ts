@@ -1,3 +1,4 @@
+import type { FetchedJob } from '../queue';
 import type { RunPriority, RunReason, RunState } from '../run-vocabulary';
 
 /** What a worker holds after a claim: the run under a fence, with what the target needs. */
@@ -82,4 +83,6 @@ export interface ClaimRequest {
   tenantId: string;
   /** The run's scheduled_at (ISO 8601) when known (its queue job carries it): prunes partitions. */
   scheduledAt?: string;
+  /** The job the run was fetched in: the batch claim deletes it if it claims all its runs. */
+  job?: FetchedJob;
 }

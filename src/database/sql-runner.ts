@@ -58,22 +58,25 @@ export class SqlRunner {
     let ended = false;
     try {
       const result = await work(tx);
-      await begun;
       const last = lastStatementsOf(tx);
       if (last.length === 0) {
+        await begun;
         await send(client, 'COMMIT');
         return result;
       }
-      // The COMMIT travels right behind the last statements: one wait for all of them. If one of
-      // them failed, the server answers the COMMIT with ROLLBACK, and the failure is thrown.
-      const committed = client.query('COMMIT');
-      const answers = await Promise.allSettled(last);
-      const outcome = await committed.then(
+      // The COMMIT travels right behind the last statements, written before any answer is read
+      // (BEGIN's included): one wait for all of them. If one of them failed, the server answers
+      // the COMMIT with ROLLBACK, and the failure is thrown.
+      const committed = client.query('COMMIT').then(
         (raw: PgResult) => raw.command,
         (error: Error) => {
           throw new QueryFailedError('COMMIT', [], error);
         },
       );
+      committed.catch(() => undefined); // awaited below, after BEGIN's answer
+      await begun;
+      const answers = await Promise.allSettled(last);
+      const outcome = await committed;
       ended = true;
       const failed = answers.find((answer) => answer.status === 'rejected');
       if (failed) throw failed.reason;

@@ -124,13 +124,14 @@ describe('poller: due-time discovery and durable dispatch', () => {
           [schedules.map((s) => s.id)],
         );
         expect(rows).toEqual(Array(3).fill({ state: 'QUEUED' }));
-        // Written behind another statement without waiting for its answer (the counters are the
-        // process's: a statement of a background loop adds a round trip and a wait alike): BEGIN
-        // (with the claim); the schedules' advance, their load's release and admission's permit
-        // locks and budgets (with the due entries' delete; no next entries for one-time
-        // schedules); the tokens' spending (with the jobs' insert); the COMMIT (behind the
-        // quota's release, the transaction's last statement). Six waits for fourteen statements.
-        expect(roundTrips - waits).toBe(8);
+        // Written behind another statement without waiting for its answer: BEGIN (with the
+        // claim); the schedules' advance, their load's release and admission's permit locks and
+        // budgets (with the due entries' delete; no next entries for one-time schedules); the
+        // tokens' spending (with the jobs' insert); the COMMIT (behind the quota's release, the
+        // transaction's last statement): eight, six waits for fourteen statements (it was four,
+        // ten waits). The counters are the process's, and the jobs' insert is written after
+        // pg-boss's look at its queue cache, which may read the database first: at least seven.
+        expect(roundTrips - waits).toBeGreaterThanOrEqual(7);
       } finally {
         await poller.onApplicationBootstrap();
       }
