@@ -4,7 +4,7 @@ import type { Tx } from '../database';
 import { EventsService } from '../events';
 import { Lifecycle } from '../observability';
 import { claimBlockedByOverlap, OverlapService } from '../overlap';
-import { RunJobsRepository, type FetchedJob, type RunToPublish } from '../queue';
+import { RunJobsRepository, type RunToPublish } from '../queue';
 import type { RunReason } from '../run-vocabulary';
 import { decideAdmission, type AdmissionCandidate, type FleetRoom } from './admission-plan';
 import { shareFleet, type SlotDemand } from './fleet-share';
@@ -111,18 +111,10 @@ export class AdmissionService {
    */
   async claimBatch(runs: readonly ClaimRequest[], workerId: string): Promise<Claim[]> {
     if (runs.length === 0) return [];
-    // The claims are answered with the COMMIT (claimManyAtCommit), and the fetched jobs whose
-    // runs it takes all are deleted behind them: the transaction is one wait.
-    const claiming = await this.admission.transaction(async (tx) => {
-      const claims = this.admission.claimManyAtCommit(
-        tx,
-        runs,
-        workerId,
-        this.config.execution.leaseMs,
-      );
-      this.jobs.deleteClaimedAtCommit(tx, fetchedJobsOf(runs));
-      return { claims };
-    });
+    // The claims are answered with the COMMIT (claimManyAtCommit): the transaction is one wait.
+    const claiming = await this.admission.transaction(async (tx) => ({
+      claims: this.admission.claimManyAtCommit(tx, runs, workerId, this.config.execution.leaseMs),
+    }));
     const claims = await claiming.claims;
     for (const claim of claims) this.claimed(claim);
     return claims;
@@ -420,11 +412,4 @@ export class AdmissionService {
       priority: claim.priority,
     });
   }
-}
-
-/** The distinct jobs the runs were fetched in. */
-function fetchedJobsOf(runs: readonly ClaimRequest[]): FetchedJob[] {
-  const jobs = new Map<string, FetchedJob>();
-  for (const { job } of runs) if (job) jobs.set(`${job.queue}:${job.id}`, job);
-  return [...jobs.values()];
 }

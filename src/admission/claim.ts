@@ -1,4 +1,3 @@
-import type { FetchedJob } from '../queue';
 import type { RunPriority, RunReason, RunState } from '../run-vocabulary';
 
 /** What a worker holds after a claim: the run under a fence, with what the target needs. */
@@ -83,6 +82,4 @@ export interface ClaimRequest {
   tenantId: string;
   /** The run's scheduled_at (ISO 8601) when known (its queue job carries it): prunes partitions. */
   scheduledAt?: string;
-  /** The job the run was fetched in: the batch claim deletes it if it claims all its runs. */
-  job?: FetchedJob;
 }

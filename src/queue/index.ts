@@ -6,7 +6,6 @@ export {
   RUN_QUEUES,
   RUNS_QUEUE,
   runsOf,
-  type FetchedJob,
   type RunJob,
   type RunsJob,
   type RunToPublish,

@@ -46,13 +46,6 @@ export interface RunsJob {
   runs: RunJob[];
 }
 
-/** A job as a worker fetched it: its queue, id and the retry count of that delivery. */
-export interface FetchedJob {
-  queue: string;
-  id: string;
-  retryCount: number;
-}
-
 /**
  * The runs a job carries. A job published before jobs carried batches (one run, its fields at
  * the top) is read as a batch of one.

@@ -3,8 +3,7 @@ import type { Db, Job } from 'pg-boss';
 import { APP_CONFIG, type AppConfig } from '../config';
 import { SqlRunner, type Tx } from '../database';
 import { PgBossService } from './pg-boss.service';
-import type { FetchedJob, RunJob, RunsJob, RunToPublish } from './queue.constants';
-import { DELETE_JOBS_OF_CLAIMED_RUNS } from './run-jobs.sql';
+import type { RunJob, RunsJob, RunToPublish } from './queue.constants';
 import { groupRuns } from './run-job-batches';
 
 /**
@@ -43,24 +42,6 @@ export class RunJobsRepository {
     for (const [queue, batch] of byQueue) {
       await this.queue.boss.insert(queue, batch, { db: this.db(tx) });
     }
-  }
-
-  /**
-   * Deletes, as a last statement of the claim's transaction `tx` (SqlRunner.rowsAtCommit: the
-   * COMMIT travels with it), the fetched jobs all of whose runs that transaction claimed
-   * (DELETE_JOBS_OF_CLAIMED_RUNS). The others stay for deleteClaimed.
-   */
-  deleteClaimedAtCommit(tx: Tx, jobs: readonly FetchedJob[]): void {
-    if (jobs.length === 0) return;
-    void this.sql.rowsAtCommit(
-      DELETE_JOBS_OF_CLAIMED_RUNS,
-      [
-        [...new Set(jobs.map((job) => job.queue))],
-        jobs.map((job) => job.id),
-        jobs.map((job) => `${job.queue}:${job.id}:${job.retryCount}`),
-      ],
-      tx,
-    );
   }
 
   /**

@@ -13,7 +13,7 @@ import {
   type CompletionResult,
 } from '../execution';
 import { Lifecycle } from '../observability';
-import type { FetchedJob, RunJob } from '../queue';
+import type { RunJob } from '../queue';
 import { OccurrencesService } from '../occurrences';
 import { TargetsService, type DispatchTarget, type DispatchTargets } from '../targets';
 import {
@@ -31,9 +31,6 @@ import { TargetCredentials } from './target-credentials';
 
 /** Which queue a batch of jobs came from: `high` runs', or everyone else's. */
 export type WorkerLane = 'high' | 'other';
-
-/** A run as fetched: what its job says of it, and the job (the batch claim may delete it). */
-export type FetchedRun = RunJob & { job?: FetchedJob };
 
 interface HeldClaim {
   claim: Claim;
@@ -59,7 +56,7 @@ export class RunExecutor {
    * go in one claimBatch, so the tenants' permit locks are taken once per batch rather than
    * queued for one behind another. Null: not taken (the caller claims it alone to learn why).
    */
-  private readonly claims: Batcher<FetchedRun, Claim | null>;
+  private readonly claims: Batcher<RunJob, Claim | null>;
   private readonly attempts = new Set<Promise<void>>();
   /** The same attempts by the queue they came from (the reserved share counts each lane). */
   private readonly lanes = new Map<WorkerLane, Set<Promise<void>>>([
@@ -80,7 +77,7 @@ export class RunExecutor {
     private readonly runs: OccurrencesService,
   ) {
     this.claims = new Batcher(
-      async (runs: FetchedRun[]) => {
+      async (runs: RunJob[]) => {
         const claims = await this.admission.claimBatch(runs, this.workerId);
         const byRun = new Map(claims.map((claim) => [claim.runId, claim]));
         return runs.map((run) => byRun.get(run.runId) ?? null);
@@ -101,14 +98,13 @@ export class RunExecutor {
    * lease, the sweeper), so its queue job has done its work and can be acknowledged while the
    * attempt runs. `onWake` gets the delay after which a requeued or retried run becomes due.
    * Throws (so the queue delivers the jobs again) only if a claim could not reach the database;
-   * runs claimed meanwhile still run. Returns the runs the batched claim took: a run's job (when
-   * given) was deleted in that claim's transaction if it took all of the job's runs.
+   * runs claimed meanwhile still run.
    */
   async start(
-    runs: readonly FetchedRun[],
+    runs: readonly RunJob[],
     onWake: (inMs: number) => void,
     lane: WorkerLane = 'other',
-  ): Promise<Set<string>> {
+  ): Promise<void> {
     const failures: unknown[] = [];
     const claimSentAt = performance.now();
     const claimSentAtMs = Date.now();
@@ -117,7 +113,7 @@ export class RunExecutor {
     // Each submit joins whatever this process is claiming at the moment (see `claims`).
     const fast = await Promise.allSettled(runs.map((run) => this.claims.submit(run)));
     const held: HeldClaim[] = [];
-    const rest: FetchedRun[] = [];
+    const rest: RunJob[] = [];
     fast.forEach((result, i) => {
       if (result.status === 'rejected') failures.push(result.reason);
       else if (result.value) {
@@ -140,7 +136,6 @@ export class RunExecutor {
       early,
     );
     if (failures.length > 0) throw failures[0];
-    return new Set(held.map((h) => h.claim.runId));
   }
 
   /**

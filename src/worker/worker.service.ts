@@ -17,7 +17,7 @@ import {
   type RunJob,
   type RunsJob,
 } from '../queue';
-import { RunExecutor, type FetchedRun, type WorkerLane } from './run-executor';
+import { RunExecutor, type WorkerLane } from './run-executor';
 
 /**
  * The worker role: consumes run jobs (each a batch of runs) with bounded local concurrency. A
@@ -127,14 +127,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
         notifyPollingIntervalSeconds: worker.notifyPollingIntervalMs / 1000,
       },
       async (jobs) => {
-        const runs: FetchedRun[] = jobs.flatMap((job) =>
-          runsOf(job.data).map((run) => ({
-            ...run,
-            job: { queue, id: job.id, retryCount: job.retryCount },
-          })),
-        );
-        /** Runs the batched claims took: their jobs went in those claims' transactions. */
-        const claimed = new Set<string>();
+        const runs = jobs.flatMap((job) => runsOf(job.data));
         // Jobs may carry more runs than this worker takes at once (a publisher's
         // QUEUE_RUNS_PER_JOB above WORKER_BATCH_SIZE, or a worker of a few slots): the rest
         // wait for room here, their job held, so the slots are never oversubscribed.
@@ -145,25 +138,19 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
             // of it is refused then, as a run's second job is).
             if (this.stopping) throw new WorkerStopping(runs.length - from);
           }
-          const taken = await this.executor.start(
+          await this.executor.start(
             runs.slice(from, from + batchSize),
             (inMs) => this.wakeIn(inMs),
             lane,
           );
-          for (const runId of taken) claimed.add(runId);
         }
-        // Claimed: the jobs have done their work. Those whose runs the batched claims took all
-        // were deleted with them (one that was not, its runs split between two claims, ends
-        // completed in pg-boss); the rest go now. A failed delete leaves them to pg-boss's
+        // Claimed: the jobs have done their work. A failed delete leaves them to pg-boss's
         // completion and its retention (QUEUE_FINISHED_JOB_RETENTION_SECONDS).
-        const left = jobs.filter((job) => runsOf(job.data).some((run) => !claimed.has(run.runId)));
-        if (left.length > 0) {
-          await this.jobs
-            .deleteClaimed(queue, left)
-            .catch((error: unknown) =>
-              this.logger.warn({ err: errorSummary(error) }, 'run jobs not deleted'),
-            );
-        }
+        await this.jobs
+          .deleteClaimed(queue, jobs)
+          .catch((error: unknown) =>
+            this.logger.warn({ err: errorSummary(error) }, 'run jobs not deleted'),
+          );
         await room();
       },
     );

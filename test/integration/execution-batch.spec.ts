@@ -4,7 +4,6 @@ import { databaseRoundTrips, databaseWaits } from '../../src/database';
 import { eventually } from '../support/eventually';
 import type { Claim } from '../../src/admission';
 import type { AttemptReport } from '../../src/execution';
-import type { RunJob } from '../../src/queue';
 import {
   ExecutionWorld,
   pendingJobs,
@@ -44,14 +43,6 @@ describe('execution: batched claims and completions', () => {
     }
     // The test is the worker that fetched their jobs: what is pending later is new.
     await w.db.query(`DELETE FROM pgboss.job WHERE ${carriesAnyRun('$1::text[]')}`, [ids]);
-    return ids;
-  };
-  /** Runs published through admission whose jobs stay in the queue. */
-  const publishedRuns = async (scheduleId: string, n: number) => {
-    const ids: string[] = [];
-    for (let i = 0; i < n; i++) {
-      ids.push(await w.insertRun(scheduleId, new Date(instant++), { publish: true }));
-    }
     return ids;
   };
   /** A tenant of its own (quotas differ per test), with a target and a schedule maker. */
@@ -407,57 +398,6 @@ describe('execution: batched claims and completions', () => {
     expect(await eventsOf(heard.runIds)).toBe(3);
     // The same batch but for the events' insert, which only the subscribed tenant's needs.
     expect(heard.took - unheard.took).toBe(1);
-  });
-
-  it('deletes the fetched jobs whose runs it claims all, in the claim transaction, and keeps the others', async () => {
-    const who = await tenant({ maxConcurrentRuns: 100 });
-    const schedules = await Promise.all([0, 1, 2].map(() => who.schedule()));
-    // One job per run, as the test publishes them; fetched (active), as a worker's would be.
-    const [taken, withRefused] = await Promise.all(
-      schedules.slice(0, 2).map(async (id) => (await publishedRuns(id, 1))[0]),
-    );
-    const [refused] = await publishedRuns(schedules[2], 1);
-    await w.db.query(`UPDATE occurrences SET cancel_requested_at = now() WHERE id = $1`, [refused]);
-    const jobOf = async (runId: string) =>
-      (
-        await w.db.query(
-          `WITH fetched AS (
-             UPDATE pgboss.job SET state = 'active', started_on = now()
-              WHERE ${carriesAnyRun('$1::text[]')}
-             RETURNING name, id, retry_count, data->'runs' AS runs)
-           SELECT * FROM fetched`,
-          [[runId]],
-        )
-      )[0] as { name: string; id: string; retry_count: number; runs: RunJob[] };
-    const whole = await jobOf(taken);
-    const partial = await jobOf(withRefused);
-    const refusedJob = await jobOf(refused);
-    // The second job names the refused run too: not all of its runs are claimed.
-    await w.db.query(
-      `UPDATE pgboss.job SET data = jsonb_build_object('runs', $2::jsonb) WHERE id = $1`,
-      [partial.id, JSON.stringify([...partial.runs, ...refusedJob.runs])],
-    );
-    const requests = [
-      { job: whole, run: whole.runs[0] },
-      { job: partial, run: partial.runs[0] },
-      { job: partial, run: refusedJob.runs[0] },
-    ].map(({ job, run }) => ({
-      ...run,
-      job: { queue: job.name, id: job.id, retryCount: job.retry_count },
-    }));
-    const before = { roundTrips: databaseRoundTrips(), waits: databaseWaits() };
-    const claims = await execution.claimBatch(requests, 'w');
-    // BEGIN, the schedules' locks, the claim, the jobs' delete and the COMMIT: one wait.
-    expect({
-      roundTrips: databaseRoundTrips() - before.roundTrips,
-      waits: databaseWaits() - before.waits,
-    }).toEqual({ roundTrips: 5, waits: 1 });
-    expect(claims.map((c) => c.runId).sort()).toEqual([taken, withRefused].sort());
-    const left = await w.db.query(`SELECT id FROM pgboss.job WHERE id = ANY($1::uuid[])`, [
-      [whole.id, partial.id],
-    ]);
-    expect(left.map((job: { id: string }) => job.id)).toEqual([partial.id]);
-    await succeedAll(claims);
   });
 
   it('writes BEGIN and the schedule locks with the statements they guard: a claim waits once, a success twice, a retry three times', async () => {
