@@ -121,11 +121,7 @@ export class AdmissionRepository {
     );
     // Admitted runs only (see CLAIM_ADMITTED_RUNS): this claim holds no tenant's permit lock.
     const claims = this.sql
-      .rowsAtCommit(
-        CLAIM_ADMITTED_RUNS,
-        [...claimParameters(runs, workerId, leaseMs), ...runsRange(runs)],
-        tx,
-      )
+      .rowsAtCommit(CLAIM_ADMITTED_RUNS, claimParameters(runs, workerId, leaseMs), tx)
       .then((rows) => rows.map(toClaim));
     // Read once the transaction has committed; if it failed, the transaction throws instead.
     claims.catch(() => undefined);
@@ -136,22 +132,13 @@ export class AdmissionRepository {
    * What can be claimed of the runs (see CLAIM_RUNS), admitting those not admitted yet: the
    * caller holds their tenants' permit locks.
    */
-  claimMany(
+  async claimMany(
     tx: Tx,
     runs: readonly ClaimRequest[],
     workerId: string,
     leaseMs: number,
   ): Promise<Claim[]> {
-    return this.claims(tx, CLAIM_RUNS, [
-      ...claimParameters(runs, workerId, leaseMs),
-      false,
-      ...runsRange(runs),
-    ]);
-  }
-
-  /** The claims a claim statement returns (written in the turn it is called). */
-  private async claims(tx: Tx, statement: string, parameters: unknown[]): Promise<Claim[]> {
-    const rows = await this.sql.rows(statement, parameters, tx);
+    const rows = await this.sql.rows(CLAIM_RUNS, claimParameters(runs, workerId, leaseMs), tx);
     return rows.map(toClaim);
   }
 
@@ -478,8 +465,10 @@ function toClaim(row: Row): Claim {
   };
 }
 
-/** A queue job's scheduledAt as an instant; unknown when absent or unreadable. */
-/** The parameters both claim statements start with: $1 run ids .. $5 concurrent policies. */
+/**
+ * The parameters of both claim statements: $1 run ids .. $5 concurrent policies, $6..$7 the
+ * runs' scheduled_at range.
+ */
 function claimParameters(runs: readonly ClaimRequest[], workerId: string, leaseMs: number) {
   return [
     runs.map((r) => r.runId),
@@ -487,6 +476,7 @@ function claimParameters(runs: readonly ClaimRequest[], workerId: string, leaseM
     workerId,
     leaseMs,
     CONCURRENT_POLICIES,
+    ...runsRange(runs),
   ];
 }
 
@@ -495,6 +485,7 @@ function runsRange(runs: readonly ClaimRequest[]) {
   return instantBounds(runs.map((r) => instantOf(r.scheduledAt)));
 }
 
+/** A queue job's scheduledAt as an instant; unknown when absent or unreadable. */
 function instantOf(iso: string | undefined): Date | undefined {
   if (!iso) return undefined;
   const at = new Date(iso);

@@ -104,7 +104,8 @@ export class AdmissionService {
 
   /**
    * The fast path of a busy worker: claims the admitted runs of a batch (of any tenants) in one
-   * transaction of two statements (the schedule locks overlap needs, then CLAIM_RUNS). No tenant
+   * transaction of two statements and one wait (the schedule locks overlap needs, then
+   * CLAIM_ADMITTED_RUNS, the COMMIT behind them: claimManyAtCommit). No tenant
    * lock: an admitted run holds its permit and token already. Runs it did not take are not
    * refused: the caller claims each alone with claim(), which says why and parks, requeues or
    * ends it.

@@ -586,11 +586,11 @@ const RUN_CLAIMABLE = `(o.state = 'QUEUED' OR (o.state = 'RETRY_WAIT' AND o.next
 
 /**
  * The batch's runs that may start now (see CLAIM_RUNS), at most one per schedule whose overlap
- * policy keeps runs apart: CTEs `batch`, `claimable`, `one_per_schedule`. `onlyAdmitted`: a
- * condition on run `o` ($6 in CLAIM_RUNS, always true in CLAIM_ADMITTED_RUNS); `from`, `until`:
- * the parameters of the runs' scheduled_at range.
+ * policy keeps runs apart: CTEs `batch`, `claimable`, `one_per_schedule`. `admittedOnly`: only
+ * runs admitted already (CLAIM_ADMITTED_RUNS); `from`, `until`: the parameters of the runs'
+ * scheduled_at range.
  */
-const claimableRuns = (onlyAdmitted: string, from: string, until: string) => `
+const claimableRuns = (admittedOnly: boolean, from: string, until: string) => `
   batch AS (
     SELECT b.run_id, b.tenant_id FROM unnest($1::uuid[], $2::uuid[]) AS b(run_id, tenant_id)
   ), claimable AS (
@@ -618,7 +618,7 @@ const claimableRuns = (onlyAdmitted: string, from: string, until: string) => `
        AND NOT EXISTS (SELECT 1 FROM targets tg
                         WHERE tg.id = o.target_id
                           AND (tg.status <> 'active' OR tg.backoff_until > now()))
-       AND ${onlyAdmitted}
+       ${admittedOnly ? "AND o.state = 'QUEUED' AND o.admitted_at IS NOT NULL" : ''}
        AND (s.overlap_policy = ANY($5::text[])
             OR NOT EXISTS (SELECT 1 FROM occurrences r
                             WHERE r.schedule_id = o.schedule_id AND r.state = 'RUNNING'))
@@ -627,9 +627,9 @@ const claimableRuns = (onlyAdmitted: string, from: string, until: string) => `
   )`;
 
 /**
- * The chosen runs (CTE `chosen`) taken: CTEs `claimed` (returned), `attempts` (each one's
- * attempt appended) and `late_starts` (run.late for a first attempt that starts late: the
- * events module's lateStartEventsOf).
+ * The chosen runs (CTE `chosen`) taken: CTEs `claimed`, `attempts` (each one's attempt
+ * appended) and `late_starts` (run.late for a first attempt that starts late: the events
+ * module's lateStartEventsOf, which reads the run as the claim left it).
  */
 const claimChosen = (from: string, until: string) => `
   claimed AS (
@@ -662,17 +662,23 @@ const claimChosen = (from: string, until: string) => `
       FROM claimed WHERE starts_late)`)}
   )`;
 
+/** What a claim statement answers of each run it took (a Claim), from CTE `claimed`. */
+const CLAIMED_RUNS = `
+  SELECT id, tenant_id, schedule_id, fencing_token, attempt_count, lease_until, scheduled_at,
+         target_id, payload, priority, idempotency_key, starts_late
+    FROM claimed`;
+
 /**
  * The claim, all of it in one statement, for one run or a batch of any tenants' runs. Receipt of
  * a job is not ownership, this is: a run is taken only if RUN_CLAIMABLE holds, and for a
  * schedule whose overlap policy does not allow concurrent runs ($5) only one, none if one is
  * already RUNNING. An admitted run holds its permit and has spent its token already; a run that
  * was not admitted (a retry, an external worker's claim of a waiting run) is taken only within
- * its tenant's free permits and tokens, oldest first, and spends its token here, and only when
- * the caller holds the tenant's permit lock ($6 true: admitted runs only, as CLAIM_ADMITTED_RUNS
- * takes them without the budgets' work; the service's one-run claim passes false). Its fencing token goes up, so any earlier holder's writes are rejected from now
- * on, its lease starts, and its attempt is appended in the same statement (no attempt exists
- * that its claim did not commit; the attempts module ends them).
+ * its tenant's free permits and tokens, oldest first, and spends its token here: the caller
+ * holds the tenants' permit locks (a batch that does not takes admitted runs only, with
+ * CLAIM_ADMITTED_RUNS). Its fencing token goes up, so any earlier holder's writes are rejected
+ * from now on, its lease starts, and its attempt is appended in the same statement (no attempt
+ * exists that its claim did not commit; the attempts module ends them).
  *
  * No run of a target that is disabled or backing off is taken (admitted or not: a backoff that
  * began after its admission still holds it back, so it spends no attempt); a run that was not
@@ -692,17 +698,13 @@ const claimChosen = (from: string, until: string) => `
  * a concurrent change (a cancel) makes a new version at a new address, the re-check after
  * waiting for it fails, and the run is left for the one-run claim. It returns what the read took
  * of the run's schedule.
- * The runs' scheduled_at range ($7..$8, from their queue jobs) confines the statement to their
+ * The runs' scheduled_at range ($6..$7, from their queue jobs) confines the statement to their
  * history partitions (inPartitionsOf); unbounded for a batch with a run whose job predates them.
  * $1 run ids, $2 their tenant ids, $3 worker id, $4 lease ms, $5 concurrent overlap policies,
- * $6 admitted runs only, $7..$8 the runs' scheduled_at range.
+ * $6..$7 the runs' scheduled_at range.
  */
 export const CLAIM_RUNS = `
-  WITH ${claimableRuns(
-    "(NOT $6::boolean OR (o.state = 'QUEUED' AND o.admitted_at IS NOT NULL))",
-    '$7',
-    '$8',
-  )},
+  WITH ${claimableRuns(false, '$6', '$7')},
   free AS (
     SELECT t.id AS tenant_id,
            t.max_concurrent_runs - ${heldPermits('t.id')} AS permits,
@@ -732,12 +734,12 @@ export const CLAIM_RUNS = `
       LEFT JOIN target_free tf ON tf.target_id = u.target_id
      WHERE u.nth <= least(f.permits, f.tokens)
        AND (tf.target_id IS NULL OR u.nth_of_target <= tf.room)
-  ), ${claimChosen('$7', '$8')}, spent AS (${spendTokens('(SELECT tenant_id FROM claimed WHERE NOT admitted) unadmitted_claims')}
+  ), ${claimChosen('$6', '$7')}, spent AS (${spendTokens('(SELECT tenant_id FROM claimed WHERE NOT admitted) unadmitted_claims')}
   ), target_spent AS (${spendTargetTokens(
     '(SELECT counted_target_id AS target_id FROM claimed WHERE NOT admitted) unadmitted_target_claims',
   )}
   )
-  SELECT * FROM claimed`;
+  ${CLAIMED_RUNS}`;
 
 /**
  * CLAIM_RUNS for runs admitted already (the worker's batch claim, which holds no tenant's permit
@@ -748,13 +750,13 @@ export const CLAIM_RUNS = `
  * concurrent overlap policies, $6..$7 the runs' scheduled_at range.
  */
 export const CLAIM_ADMITTED_RUNS = `
-  WITH ${claimableRuns("o.state = 'QUEUED' AND o.admitted_at IS NOT NULL", '$6', '$7')},
+  WITH ${claimableRuns(true, '$6', '$7')},
   chosen AS (
     SELECT c.id, c.version, c.row_ctid, c.row_table, c.scheduled_at, c.schedule_target_id,
            c.payload, c.starts_late, c.admitted
       FROM one_per_schedule c
   ), ${claimChosen('$6', '$7')}
-  SELECT * FROM claimed`;
+  ${CLAIMED_RUNS}`;
 
 /**
  * Why CLAIM_RUNS did not take a run: each of its conditions, read in the same transaction (so

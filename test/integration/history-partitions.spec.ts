@@ -721,8 +721,8 @@ describe('history partitions', () => {
         explainPrepared(
           mode,
           CLAIM_RUNS,
-          ['uuid[]', 'uuid[]', 'text', 'int', 'text[]', 'bool', 'timestamptz', 'timestamptz'],
-          [[toClaim], [w.tenant.id], 'explain', 1000, ['allow'], true, ...b],
+          ['uuid[]', 'uuid[]', 'text', 'int', 'text[]', 'timestamptz', 'timestamptz'],
+          [[toClaim], [w.tenant.id], 'explain', 1000, ['allow'], ...b],
         );
       expect({ mode, scanned: runScans(await claimPlan(instantBounds([at]))).size }).toEqual({
         mode,
@@ -816,7 +816,6 @@ describe('history partitions', () => {
       `explain-${randomUUID()}`,
       1000,
       ['allow'],
-      true,
       ...(at ? instantBounds([at]) : UNBOUNDED),
     ]);
     return rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n');

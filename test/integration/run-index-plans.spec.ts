@@ -84,7 +84,7 @@ describe('run index plans made while the history was empty', () => {
     await client.query({
       name: 'claim',
       text: CLAIM_RUNS,
-      values: [[], [], 'worker', 60_000, CONCURRENT_POLICIES, true, ...instantBounds([dueAt])],
+      values: [[], [], 'worker', 60_000, CONCURRENT_POLICIES, ...instantBounds([dueAt])],
     });
     const bounds = instantBounds([dueAt]);
     await client.query({
@@ -200,10 +200,10 @@ describe('run index plans made while the history was empty', () => {
       const bound = (b: Date | string) => `'${b instanceof Date ? b.toISOString() : b}'`;
       const policies = `'{${CONCURRENT_POLICIES.join(',')}}'`;
       // The claim of admitted runs alone (the worker's batch), and the one that may also take
-      // runs not admitted yet, asked for admitted runs only: each on the same runs.
+      // runs not admitted yet (the one-run claim's): each on the same admitted runs.
       for (const [statement, values] of [
         ['claim_admitted', `(${ids}, ${tenants}, 'worker', 60000, ${policies}, `],
-        ['claim', `(${ids}, ${tenants}, 'worker', 60000, ${policies}, true, `],
+        ['claim', `(${ids}, ${tenants}, 'worker', 60000, ${policies}, `],
       ]) {
         await client.query('SAVEPOINT claiming');
         const claim = await explain(statement, `${values}${bound(from)}, ${bound(until)})`);
