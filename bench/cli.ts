@@ -48,6 +48,8 @@ Scenarios (default: ${DEFAULT_SET.join(' ')}, steady shortened to ${DEFAULT_SET_
 
 Flags:
   --rate 200,1000         steady rates (occurrences/s; all: 200,1000,2000)  --seconds 60 window
+  --warmup-seconds 0      steady: the same load for that long before the judged window (the
+                          first seconds after the service starts are slower: see RESULTS.md)
   --tenants 4             tenants the load is spread over
   --via-api               steady/scale/replicas: create the load through the API (cron
                           schedules up front, one-time jobs 5 s ahead while the window runs)
@@ -97,6 +99,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
   const known = new Set([
     'rate',
     'seconds',
+    'warmup-seconds',
     'tenants',
     'burst',
     'burst-repeat',
@@ -157,6 +160,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     flags: {
       rates: list('rate', all ? [200, 1000, 2000] : [200, 1000]),
       seconds: one('seconds', isDefault ? DEFAULT_SET_SECONDS : 60),
+      warmupSeconds: one('warmup-seconds', 0),
       viaApi: switches.has('via-api'),
       tenants: one('tenants', 4),
       burst,

@@ -15,6 +15,8 @@ export interface BenchFlags {
   rates: number[];
   /** Length of each steady window, seconds. */
   seconds: number;
+  /** Steady: the same load for this long before the judged window opens (0: judged from cold). */
+  warmupSeconds: number;
   /** Create the steady load through the API (cron up front, one-time jobs as it runs). */
   viaApi: boolean;
   /** Tenants the load is spread over. */

@@ -140,7 +140,9 @@ function throughputChecks(ours: readonly ScenarioResult[]): TargetCheck[] {
     const behind = delivery.undelivered;
     checks.push({
       target:
-        `steady ${rate}/s for ${row.params.seconds} s: p99 lag ≤ ${ms(p99Limit)}` +
+        `steady ${rate}/s for ${row.params.seconds} s` +
+        (row.params.warmupSeconds ? ` after ${row.params.warmupSeconds} s of warm-up` : '') +
+        `: p99 lag ≤ ${ms(p99Limit)}` +
         (p50Limit === undefined ? '' : `, p50 ≤ ${ms(p50Limit)}`) +
         ', nothing left behind',
       pass: p99 <= p99Limit && (p50Limit === undefined || p50 <= p50Limit) && behind === 0,

@@ -12,6 +12,7 @@ export async function runSteady(ctx: BenchContext): Promise<ScenarioResult[]> {
         label: `steady ${rate}/s`,
         rate,
         seconds: ctx.flags.seconds,
+        warmupSeconds: ctx.flags.warmupSeconds,
         replicas: SINGLE,
       }),
     );
