@@ -149,6 +149,8 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       : fallback;
   const one = (name: string, fallback: number) =>
     values.has(name) ? positive(name, values.get(name)!) : fallback;
+  const orNone = (name: string, fallback: number) =>
+    values.get(name)?.trim() === '0' ? 0 : one(name, fallback);
 
   const all = named.includes('all');
   const burst = list('burst', [10_000]);
@@ -160,7 +162,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     flags: {
       rates: list('rate', all ? [200, 1000, 2000] : [200, 1000]),
       seconds: one('seconds', isDefault ? DEFAULT_SET_SECONDS : 60),
-      warmupSeconds: one('warmup-seconds', 0),
+      warmupSeconds: orNone('warmup-seconds', 0),
       viaApi: switches.has('via-api'),
       tenants: one('tenants', 4),
       burst,
