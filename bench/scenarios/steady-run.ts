@@ -1,4 +1,5 @@
 import { analyze, receivedCheck, undeliveredOf, withLedger } from '../analysis';
+import { monotonicMicros } from '../cpu-profile';
 import { ledgerCheck } from '../ledger-check';
 import { describeStages, stageLags } from '../stages';
 import type { BenchContext, ScenarioResult } from '../context';
@@ -114,6 +115,15 @@ export async function steadyRun(ctx: BenchContext, o: SteadyRunOptions): Promise
       receivedCheck(sink.all())(e),
     );
     const delivery = withLedger(analyze(receipts, expected, judged), verdict);
+    if (/--cpu-prof\b/.test(process.env.BENCH_SERVICE_NODE_ARGS ?? '')) {
+      // The profiles' clock is the monotonic one: the judged window on it, to cut them with.
+      const toMonotonic = (epochMs: number) =>
+        Math.round(monotonicMicros() - (Date.now() - epochMs) * 1000);
+      console.log(
+        `  cpu profiles: npm run bench:profile -- <files> --window ` +
+          `${toMonotonic(judged.from)}-${toMonotonic(judged.to)}`,
+      );
+    }
     const stages = await stageLags(world.db.url, judged);
     const logs = world.logSummary();
     const notes: string[] = [];
