@@ -48,6 +48,10 @@ export function monotonicMicros(): number {
   return Number(process.hrtime.bigint() / 1000n);
 }
 
+/**
+ * Self time inside `window` (the whole profile without one): each sample is charged the time
+ * since the one before it, as DevTools does; the `top` rows of each ranking.
+ */
 export function summarizeCpuProfile(
   profile: CpuProfile,
   window: { fromUs: number; toUs: number } | null = null,
