@@ -145,12 +145,11 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       ? values
           .get(name)!
           .split(',')
-          .map((v) => positive(name, v))
+          .map((v) => wholeNumber(name, v))
       : fallback;
-  const one = (name: string, fallback: number) =>
-    values.has(name) ? positive(name, values.get(name)!) : fallback;
-  const orNone = (name: string, fallback: number) =>
-    values.get(name)?.trim() === '0' ? 0 : one(name, fallback);
+  /** A whole number of at least `least` (1 unless a flag's 0 means "none"). */
+  const one = (name: string, fallback: number, least = 1) =>
+    values.has(name) ? wholeNumber(name, values.get(name)!, least) : fallback;
 
   const all = named.includes('all');
   const burst = list('burst', [10_000]);
@@ -162,7 +161,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     flags: {
       rates: list('rate', all ? [200, 1000, 2000] : [200, 1000]),
       seconds: one('seconds', isDefault ? DEFAULT_SET_SECONDS : 60),
-      warmupSeconds: orNone('warmup-seconds', 0),
+      warmupSeconds: one('warmup-seconds', 0, 0),
       viaApi: switches.has('via-api'),
       tenants: one('tenants', 4),
       burst,
@@ -218,9 +217,11 @@ function noisyPhases(raw: string | undefined): NoisyPhase[] {
   return NOISY_PHASES.filter((p) => named.includes(p));
 }
 
-function positive(name: string, raw: string): number {
+function wholeNumber(name: string, raw: string, least = 1): number {
   const value = Number(raw.replace(/_/g, ''));
-  if (!Number.isInteger(value) || value <= 0)
-    throw new Error(`--${name}: "${raw}" is not a positive integer`);
+  if (raw.trim() === '' || !Number.isInteger(value) || value < least)
+    throw new Error(
+      `--${name}: "${raw}" is not ${least === 1 ? 'a positive integer' : `an integer ≥ ${least}`}`,
+    );
   return value;
 }

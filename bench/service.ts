@@ -26,6 +26,14 @@ const BASE_ENV: Record<string, string> = {
 
 const OUTPUT_LINES_KEPT = 200;
 
+/**
+ * Node.js options for the service's processes, from BENCH_SERVICE_NODE_ARGS (e.g.
+ * "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the replicas: see bench:profile).
+ */
+export function serviceNodeArgs(): string[] {
+  return (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+}
+
 /** Every child this process started, so an interrupted bench leaves nothing running behind it. */
 const liveChildren = new Set<ChildProcess>();
 let exitHookInstalled = false;
@@ -96,9 +104,7 @@ export class ServiceProcess {
     }
     Object.assign(env, BASE_ENV, { DATABASE_URL: databaseUrl, PORT: String(port), ROLES: roles });
     Object.assign(env, extraEnv);
-    // e.g. BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the replicas.
-    const nodeArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
-    const child = spawn(process.execPath, [...nodeArgs, SERVICE_MAIN], {
+    const child = spawn(process.execPath, [...serviceNodeArgs(), SERVICE_MAIN], {
       cwd: process.cwd(),
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

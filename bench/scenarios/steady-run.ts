@@ -1,6 +1,7 @@
 import { analyze, receivedCheck, undeliveredOf, withLedger } from '../analysis';
 import { monotonicMicros } from '../cpu-profile';
 import { ledgerCheck } from '../ledger-check';
+import { serviceNodeArgs } from '../service';
 import { describeStages, stageLags } from '../stages';
 import type { BenchContext, ScenarioResult } from '../context';
 import { observe } from '../observe';
@@ -115,7 +116,7 @@ export async function steadyRun(ctx: BenchContext, o: SteadyRunOptions): Promise
       receivedCheck(sink.all())(e),
     );
     const delivery = withLedger(analyze(receipts, expected, judged), verdict);
-    if (/--cpu-prof\b/.test(process.env.BENCH_SERVICE_NODE_ARGS ?? '')) {
+    if (serviceNodeArgs().includes('--cpu-prof')) {
       // The profiles' clock is the monotonic one: the judged window on it, to cut them with.
       const toMonotonic = (epochMs: number) =>
         Math.round(monotonicMicros() - (Date.now() - epochMs) * 1000);

@@ -16,6 +16,9 @@ describe('bench flags: --warmup-seconds', () => {
   it('refuses anything else', () => {
     expect(() => parseArgs(['steady', '--warmup-seconds', '-1'])).toThrow(/warmup-seconds/);
     expect(() => parseArgs(['steady', '--warmup-seconds', '1.5'])).toThrow(/warmup-seconds/);
+    expect(() => parseArgs(['steady', '--warmup-seconds='])).toThrow(/warmup-seconds/);
+    // Flags without a "none" keep refusing 0.
+    expect(() => parseArgs(['steady', '--seconds', '0'])).toThrow(/positive integer/);
   });
 });
 
