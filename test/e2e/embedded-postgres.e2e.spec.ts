@@ -24,11 +24,15 @@ const BUILT = resolve(__dirname, '../../dist/src/embedded-postgres/index.js');
 interface Outcome {
   logged: string[];
   error?: string;
+  /** The URL's host, decoded, and what a session through it says of itself. */
+  host?: string;
+  session?: { clientAddress: string | null; socketDirectories: string };
 }
 
 /** Starts the embedded server in `dataDir` on `port` and reports how that ended. */
 const CASE = `
 const { startEmbeddedPostgres } = require(process.env.BUILT);
+const { Client } = require('pg');
 const outcome = { logged: [] };
 (async () => {
   try {
@@ -37,7 +41,18 @@ const outcome = { logged: [] };
       log: (message) => outcome.logged.push(message),
       port: Number(process.env.PORT),
     });
-    await embedded.stop();
+    try {
+      outcome.host = decodeURIComponent(new URL(embedded.url).hostname);
+      const client = new Client({ connectionString: embedded.url });
+      await client.connect();
+      const { rows } = await client.query(
+        "SELECT inet_client_addr()::text AS address, current_setting('unix_socket_directories') AS dirs",
+      );
+      await client.end();
+      outcome.session = { clientAddress: rows[0].address, socketDirectories: rows[0].dirs };
+    } finally {
+      await embedded.stop();
+    }
   } catch (error) {
     outcome.error = error instanceof Error ? error.message : String(error);
   }
@@ -48,6 +63,8 @@ const outcome = { logged: [] };
 
 async function runCase(dataDir: string, port: number): Promise<Outcome> {
   const { stdout } = await promisify(execFile)(process.execPath, ['-e', CASE], {
+    // The case requires pg: resolved from the project, not from the case's own directory.
+    cwd: resolve(__dirname, '../..'),
     env: { ...process.env, BUILT, DATA_DIR: dataDir, PORT: String(port) },
     maxBuffer: 16 * 1024 * 1024,
   });
@@ -93,5 +110,34 @@ describe('startEmbeddedPostgres on a port another process holds', () => {
     );
     // The cluster was initialised on the way: the failure is the port's alone.
     expect(outcome.logged).toContain(`initialising embedded PostgreSQL in ${join(dataDir, 'pg')}`);
+  });
+});
+
+describe('startEmbeddedPostgres on a free port', () => {
+  let dataDir: string;
+
+  beforeAll(() => {
+    if (!existsSync(BUILT)) throw new Error(`${BUILT} is missing: build first (npx nest build)`);
+    dataDir = mkdtempSync(join(tmpdir(), 'dueline-embedded-'));
+    chmodSync(dataDir, 0o755);
+  });
+
+  afterAll(() => {
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('hands out a URL through its Unix socket in the cluster directory, not TCP', async () => {
+    const { port, server } = await holdPort();
+    await new Promise<void>((closed) => server.close(() => closed()));
+
+    const outcome = await runCase(dataDir, port);
+
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.host).toBe(join(dataDir, 'pg'));
+    expect(outcome.session).toEqual({
+      // A session over a Unix socket has no client address; one over TCP has 127.0.0.1.
+      clientAddress: null,
+      socketDirectories: join(dataDir, 'pg'),
+    });
   });
 });
