@@ -48,30 +48,33 @@ export async function startEmbeddedPostgres(
     lines.splice(0, Math.max(0, lines.length - LOG_LINES_KEPT));
     options.log(message);
   };
-  const socketDir = socketDirectoryFor(clusterDir, port);
-  const server = embeddedServer({
-    ...options,
-    clusterDir,
-    port,
-    password,
-    runningAsRoot,
-    socketDir,
-    log,
-  });
+  const serverOptions = { ...options, clusterDir, port, password, runningAsRoot, log };
+  let socketDir = socketDirectoryFor(clusterDir, port);
+  let server = embeddedServer({ ...serverOptions, socketDir });
   if (!existsSync(join(clusterDir, 'PG_VERSION'))) {
     options.log(`initialising embedded PostgreSQL in ${clusterDir}`);
     await server.initialise();
   }
+  // The package rejects with nothing when the server exits; what PostgreSQL printed says why.
+  const lastFatal = () =>
+    lines
+      .filter((line) => /\b(FATAL|PANIC):/.test(line))
+      .pop()
+      ?.trim();
   try {
     await server.start();
   } catch (error) {
-    // The package rejects with nothing when the server exits; what PostgreSQL printed says why.
-    const fatal = lines.filter((line) => /\b(FATAL|PANIC):/.test(line)).pop();
-    throw new Error(
-      `embedded PostgreSQL in ${clusterDir} did not start on port ${port}: ` +
-        (fatal?.trim() ?? (error instanceof Error ? error.message : 'it printed no reason')),
-      { cause: error },
-    );
+    const fatal = lastFatal();
+    if (socketDir === null || !/Unix-domain socket/.test(fatal ?? '')) {
+      throw startFailure(clusterDir, port, fatal, error);
+    }
+    // A directory that cannot hold a Unix socket (some shared or FUSE mounts): TCP alone.
+    options.log(`no Unix socket in ${clusterDir} (${fatal}): TCP only`);
+    socketDir = null;
+    server = embeddedServer({ ...serverOptions, socketDir });
+    await server.start().catch((again: unknown) => {
+      throw startFailure(clusterDir, port, lastFatal(), again);
+    });
   }
   // The service talks to its own server through the socket when there is one: a round trip
   // costs both processes less CPU than one over TCP on loopback (no TCP stack), and each run
@@ -79,6 +82,19 @@ export async function startEmbeddedPostgres(
   const host = socketDir === null ? '127.0.0.1' : encodeURIComponent(socketDir);
   const url = `postgres://postgres:${encodeURIComponent(password)}@${host}:${port}/postgres`;
   return { url, stop: () => server.stop() };
+}
+
+function startFailure(
+  clusterDir: string,
+  port: number,
+  fatal: string | undefined,
+  error: unknown,
+): Error {
+  return new Error(
+    `embedded PostgreSQL in ${clusterDir} did not start on port ${port}: ` +
+      (fatal ?? (error instanceof Error ? error.message : 'it printed no reason')),
+    { cause: error },
+  );
 }
 
 /** Enough of the server's last output to find its FATAL line. */

@@ -29,17 +29,26 @@ interface Outcome {
   session?: { clientAddress: string | null; socketDirectories: string };
 }
 
-/** Starts the embedded server in `dataDir` (on `port`, if given) and reports how that ended. */
-const CASE = `
+/**
+ * A case's script: `prepare` (which may set `port`) runs first, then the embedded server starts in
+ * DATA_DIR (on `port`, else PORT, else one of its choosing) and the script reports how that
+ * ended, and what a session through the URL it handed out says of itself.
+ */
+function caseScript(prepare = ''): string {
+  return `
+const { mkdirSync } = require('node:fs');
+const { join } = require('node:path');
 const { startEmbeddedPostgres } = require(process.env.BUILT);
 const { Client } = require('pg');
 const outcome = { logged: [] };
 (async () => {
   try {
+    let port = process.env.PORT ? Number(process.env.PORT) : undefined;
+    ${prepare}
     const embedded = await startEmbeddedPostgres({
       dataDir: process.env.DATA_DIR,
       log: (message) => outcome.logged.push(message),
-      port: process.env.PORT ? Number(process.env.PORT) : undefined,
+      port,
     });
     try {
       outcome.host = decodeURIComponent(new URL(embedded.url).hostname);
@@ -60,9 +69,22 @@ const outcome = { logged: [] };
   process.exit(0);
 })();
 `;
+}
 
-async function runCase(dataDir: string, port?: number): Promise<Outcome> {
-  const { stdout } = await promisify(execFile)(process.execPath, ['-e', CASE], {
+/**
+ * Before the start: a first start on a port of the server's choosing, stopped, and a directory
+ * put where its Unix socket goes on that port (as a filesystem that cannot hold sockets refuses
+ * one).
+ */
+const SOCKET_PLACE_TAKEN = `
+    const first = await startEmbeddedPostgres({ dataDir: process.env.DATA_DIR, log: () => {} });
+    port = Number(new URL(first.url).port);
+    await first.stop();
+    mkdirSync(join(process.env.DATA_DIR, 'pg', '.s.PGSQL.' + port));
+`;
+
+async function runCase(dataDir: string, port?: number, script = caseScript()): Promise<Outcome> {
+  const { stdout } = await promisify(execFile)(process.execPath, ['-e', script], {
     // The case requires pg: resolved from the project, not from the case's own directory.
     cwd: resolve(__dirname, '../..'),
     env: { ...process.env, BUILT, DATA_DIR: dataDir, PORT: port === undefined ? '' : String(port) },
@@ -136,5 +158,18 @@ describe('startEmbeddedPostgres on the port it chooses', () => {
       clientAddress: null,
       socketDirectories: join(dataDir, 'pg'),
     });
+  });
+
+  it('keeps to TCP when the cluster directory cannot hold its socket, and says so', async () => {
+    const outcome = await runCase(dataDir, undefined, caseScript(SOCKET_PLACE_TAKEN));
+
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.host).toBe('127.0.0.1');
+    expect(outcome.session).toEqual({ clientAddress: '127.0.0.1/32', socketDirectories: '' });
+    expect(outcome.logged).toContainEqual(
+      expect.stringMatching(
+        /^no Unix socket in \S+ \(.*could not create any Unix-domain sockets\): TCP only$/,
+      ),
+    );
   });
 });
