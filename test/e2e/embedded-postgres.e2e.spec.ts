@@ -83,8 +83,11 @@ const SOCKET_PLACE_TAKEN = `
     mkdirSync(join(process.env.DATA_DIR, 'pg', '.s.PGSQL.' + port));
 `;
 
-async function runCase(dataDir: string, port?: number, script = caseScript()): Promise<Outcome> {
-  const { stdout } = await promisify(execFile)(process.execPath, ['-e', script], {
+async function runCase(
+  dataDir: string,
+  { port, prepare }: { port?: number; prepare?: string } = {},
+): Promise<Outcome> {
+  const { stdout } = await promisify(execFile)(process.execPath, ['-e', caseScript(prepare)], {
     // The case requires pg: resolved from the project, not from the case's own directory.
     cwd: resolve(__dirname, '../..'),
     env: { ...process.env, BUILT, DATA_DIR: dataDir, PORT: port === undefined ? '' : String(port) },
@@ -122,7 +125,7 @@ describe('startEmbeddedPostgres on a port another process holds', () => {
   });
 
   it('fails on a taken port with the port and PostgreSQL’s reason', async () => {
-    const outcome = await runCase(dataDir, held!.port);
+    const outcome = await runCase(dataDir, { port: held!.port });
 
     expect(outcome.error).toMatch(
       new RegExp(
@@ -161,7 +164,7 @@ describe('startEmbeddedPostgres on the port it chooses', () => {
   });
 
   it('keeps to TCP when the cluster directory cannot hold its socket, and says so', async () => {
-    const outcome = await runCase(dataDir, undefined, caseScript(SOCKET_PLACE_TAKEN));
+    const outcome = await runCase(dataDir, { prepare: SOCKET_PLACE_TAKEN });
 
     expect(outcome.error).toBeUndefined();
     expect(outcome.host).toBe('127.0.0.1');

@@ -12,6 +12,7 @@ describe('socketDirectoryFor', () => {
     expect(socketDirectoryFor(longest + 'd', 21650)).toBeNull();
   });
 
+  // Anything outside letters, digits and _ . - / is left to TCP, not only what needs quoting.
   it.each([
     ['a comma', '/srv/a,b/pg'],
     ['a space', '/srv/my data/pg'],
