@@ -47,6 +47,8 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
   private wake: (() => void) | null = null;
   private wakeRequested = false;
   private skewMs = 0;
+  /** When the next lease round is due (local clock, ms). */
+  private nextLeaseRound = 0;
   private readonly listener: DueListener;
   private readonly freshLane: FreshLane;
   /** Null when POLLER_CROWDED_INSTANT_ENTRIES is 0. */
@@ -169,24 +171,30 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   private async run(): Promise<void> {
-    const renewEveryMs = (this.config.poller.leaseSeconds * 1000) / 3;
-    let nextLeaseRound = 0;
     while (this.running) {
       let sleepMs: number;
       try {
-        if (this.clock.nowMs() >= nextLeaseRound) {
-          await this.leaseRound();
-          nextLeaseRound = this.clock.nowMs() + renewEveryMs;
-        }
+        await this.keepLeases();
         this.wakeRequested = false;
         await this.drain();
-        sleepMs = await this.untilNextDue(nextLeaseRound);
+        sleepMs = await this.untilNextDue(this.nextLeaseRound);
       } catch (error) {
         this.logger.error({ err: errorSummary(error) }, 'poller round failed');
         sleepMs = ERROR_BACKOFF_MS;
       }
       if (this.running && !this.wakeRequested) await this.sleep(sleepMs);
     }
+  }
+
+  /**
+   * A lease round when one is due (every third of the lease): between the poller's rounds, and
+   * between the batches of a long drain (a throttled flood's backlog, paced, can take longer than
+   * a lease), so a busy poller never lets its own shards expire under it.
+   */
+  private async keepLeases(): Promise<void> {
+    if (this.clock.nowMs() < this.nextLeaseRound) return;
+    await this.leaseRound();
+    this.nextLeaseRound = this.clock.nowMs() + (this.config.poller.leaseSeconds * 1000) / 3;
   }
 
   private async leaseRound(): Promise<void> {
@@ -225,6 +233,12 @@ export class PollerService implements OnApplicationBootstrap, BeforeApplicationS
     let size = this.backlogSizeAfterLane ?? this.config.poller.batchSize;
     try {
       for (let batches = 0; this.running && batches < 100 && failure === null; batches++) {
+        // Renewed only while no batch waits for its instant, so the shards a lease round may
+        // hand over are never those of an open batch.
+        if (waiting.size === 0) {
+          await this.keepLeases();
+          if (this.owned.length === 0) return;
+        }
         let startedWaiting!: (batch: { instant: string; full: boolean }) => void;
         const prepared = new Promise<{ instant: string; full: boolean }>(
           (resolve) => (startedWaiting = resolve),

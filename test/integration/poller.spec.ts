@@ -648,6 +648,81 @@ describe('poller: a throttled flood', () => {
   });
 });
 
+describe('poller: a drain longer than its lease', () => {
+  let t: TestApp;
+  let db: DataSource;
+
+  beforeAll(async () => {
+    // A 1 s lease and small batches: the throttled flood below takes several leases to write.
+    t = await startTestApp({
+      ROLES: 'api,poller',
+      POLLER_LEASE_SECONDS: '1',
+      POLLER_BATCH_SIZE: '20',
+    });
+    db = t.app.get(DataSource);
+  });
+  afterAll(() => t.close());
+
+  it('renews its leases between batches: it never lets its own shards expire', async () => {
+    const FLOOD = 1600;
+    const make = await tenantWithTarget(t, { dispatchRatePerSecond: 1, maxConcurrentRuns: 1 });
+    const [{ at }] = await db.query(
+      `SELECT date_trunc('second', clock_timestamp() + interval '4 seconds') AS at`,
+    );
+    const runAt = new Date(at).toISOString();
+    for (let from = 0; from < FLOOD; from += 800) {
+      const created = await t.http
+        .post('/schedules/batch')
+        .set('Authorization', `Bearer ${make.tenant.apiKey}`)
+        .send({
+          items: Array.from({ length: 800 }, (_, i) => ({
+            idempotencyKey: randomUUID(),
+            schedule: {
+              name: `flood-${from + i}`,
+              targetId: make.targetId,
+              runAt,
+              priority: 'low',
+            },
+          })),
+        });
+      expect(created.status).toBe(200);
+    }
+    // Spied on, not replaced; what it saw is kept before the spy goes.
+    const emit = jest.spyOn(t.app.get(Lifecycle), 'emit');
+    let seen: Array<Parameters<Lifecycle['emit']>[0]> | null = null;
+    const events = () => seen ?? emit.mock.calls.map(([event]) => event);
+    const writes = () =>
+      events().flatMap((event) =>
+        event.kind === 'dispatch.committed' && event.created.length > 0 ? [event] : [],
+      );
+    try {
+      await eventually(
+        () => expect(writes().reduce((sum, w) => sum + w.created.length, 0)).toBe(FLOOD),
+        { timeoutMs: 60_000 },
+      );
+      // A lease round after the last batch: it tells whether the leases outlived the drain.
+      const written = events().length;
+      await eventually(() =>
+        expect(
+          events()
+            .slice(written)
+            .some((event) => event.kind === 'shards.held'),
+        ).toBe(true),
+      );
+    } finally {
+      seen = events();
+      emit.mockRestore();
+    }
+    // The flood took longer to write than a lease lasts...
+    const writtenAt = writes().map((w) => w.at.getTime());
+    expect(writtenAt.at(-1)! - writtenAt[0]).toBeGreaterThan(1500);
+    // ...and the poller held its shards all along.
+    const lost = events().flatMap((event) => (event.kind === 'shards.held' ? event.lost : []));
+    expect(lost).toEqual([]);
+    expect((await t.http.get('/metrics')).text).toMatch(/^dueline_shard_lease_losses_total 0$/m);
+  });
+});
+
 describe('poller: pause and resume', () => {
   let t: TestApp;
   let db: DataSource;
