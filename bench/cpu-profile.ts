@@ -49,6 +49,16 @@ export function monotonicMicros(): number {
 }
 
 /**
+ * The `--window FROM-TO` that cuts a service's profiles to an epoch-ms window (the judged one),
+ * on the profiles' monotonic clock.
+ */
+export function profileWindowArgument(window: { from: number; to: number }): string {
+  const toMonotonic = (epochMs: number) =>
+    Math.round(monotonicMicros() - (Date.now() - epochMs) * 1000);
+  return `--window ${toMonotonic(window.from)}-${toMonotonic(window.to)}`;
+}
+
+/**
  * Self time inside `window` (the whole profile without one): each sample is charged the time
  * since the one before it, as DevTools does; the `top` rows of each ranking.
  */

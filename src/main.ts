@@ -8,6 +8,7 @@ import { createApp } from './app.factory';
 import { limitHeapGrowth } from './common';
 import { AppConfig, loadConfig, InvalidConfigError, type RoleName } from './config';
 import { EmbeddedPostgresHandle, startEmbeddedPostgres } from './embedded-postgres';
+import { RunHandoff } from './handoff';
 import { Lifecycle, MetricsService } from './observability';
 import { migrateDatabase } from './schema';
 import { keyringText, parseKeyring, readOrCreateKeyFile } from './secrets';
@@ -128,10 +129,13 @@ async function workerProcess(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
   const metrics = app.get(MetricsService);
+  const worker = app.get(WorkerService);
   joinPool(process, {
-    workerId: app.get(WorkerService).workerId,
+    workerId: worker.workerId,
     metrics: () => metrics.ownMetrics(),
     onPrimaryLost: () => void shutdown('primary gone'),
+    onHandoff: (jobs) => void worker.takeHandoff(jobs),
+    reportRoom: (report) => worker.reportRoom(report),
   });
 }
 
@@ -164,6 +168,7 @@ async function startWorkerPool(
       SECRETS_KEY: keyringText(config.secretsKeyring!),
     },
     lifecycle: app.get(Lifecycle),
+    handoff: app.get(RunHandoff),
     readyTimeoutMs: POOL_READY_TIMEOUT_MS,
     metricsTimeoutMs: POOL_METRICS_TIMEOUT_MS,
   });

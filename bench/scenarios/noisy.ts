@@ -9,6 +9,8 @@ import type { Tenant } from '../api-client';
 import type { Receipt } from '../sink';
 import { PhasesFailed, type BenchContext, type NoisyPhase, type ScenarioResult } from '../context';
 import { observe } from '../observe';
+import { profileWindowArgument } from '../cpu-profile';
+import { serviceNodeArgs } from '../service';
 import { describeCost, runsDeliveredBetween } from '../occurrence-cost';
 import { seedSchedules, seedTenants } from '../seed-sql';
 import { describeStages, stageLags } from '../stages';
@@ -190,6 +192,12 @@ async function isolation(
       resources.service.cpuSeconds,
     );
     console.log(`  ${describeCost(cost)}`);
+    if (serviceNodeArgs().includes('--cpu-prof')) {
+      const window = { from: quiet[0].at, to: quiet[quiet.length - 1].at };
+      console.log(
+        `  cpu profiles: npm run bench:profile -- <files> ${profileWindowArgument(window)}`,
+      );
+    }
     const quietSet = new Set(quietIds);
     const quietDelivery = analyze(
       receipts.filter((r) => quietSet.has(r.scheduleId)),

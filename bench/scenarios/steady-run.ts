@@ -1,5 +1,5 @@
 import { analyze, receivedCheck, undeliveredOf, withLedger } from '../analysis';
-import { monotonicMicros } from '../cpu-profile';
+import { profileWindowArgument } from '../cpu-profile';
 import { ledgerCheck } from '../ledger-check';
 import { serviceNodeArgs } from '../service';
 import { describeStages, stageLags } from '../stages';
@@ -117,12 +117,8 @@ export async function steadyRun(ctx: BenchContext, o: SteadyRunOptions): Promise
     );
     const delivery = withLedger(analyze(receipts, expected, judged), verdict);
     if (serviceNodeArgs().includes('--cpu-prof')) {
-      // The profiles' clock is the monotonic one: the judged window on it, to cut them with.
-      const toMonotonic = (epochMs: number) =>
-        Math.round(monotonicMicros() - (Date.now() - epochMs) * 1000);
       console.log(
-        `  cpu profiles: npm run bench:profile -- <files> --window ` +
-          `${toMonotonic(judged.from)}-${toMonotonic(judged.to)}`,
+        `  cpu profiles: npm run bench:profile -- <files> ${profileWindowArgument(judged)}`,
       );
     }
     const stages = await stageLags(world.db.url, judged);

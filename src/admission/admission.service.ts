@@ -2,9 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config';
 import type { Tx } from '../database';
 import { EventsService } from '../events';
+import { RunHandoff } from '../handoff';
 import { Lifecycle } from '../observability';
 import { claimBlockedByOverlap, OverlapService } from '../overlap';
-import { RunJobsRepository, type RunToPublish } from '../queue';
+import { RunJobsRepository, type HandedOffJob, type RunToPublish } from '../queue';
 import type { RunReason } from '../run-vocabulary';
 import { decideAdmission, type AdmissionCandidate, type FleetRoom } from './admission-plan';
 import { shareFleet, type SlotDemand } from './fleet-share';
@@ -52,6 +53,7 @@ export class AdmissionService {
     private readonly jobs: RunJobsRepository,
     private readonly events: EventsService,
     private readonly lifecycle: Lifecycle,
+    private readonly handoff: RunHandoff,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -151,12 +153,23 @@ export class AdmissionService {
 
   /**
    * Runs created admitted in `tx`: their tokens (their tenants' and their targets') are spent
-   * and their jobs published.
+   * and their jobs published; with `handoffGraceMs`, as jobs for a worker beside the caller
+   * (RunJobsRepository.publishHandedOff), which are returned.
    */
-  async admitted(tx: Tx, runs: readonly RunToPublish[]): Promise<void> {
-    if (runs.length === 0) return;
+  async admitted(
+    tx: Tx,
+    runs: readonly RunToPublish[],
+    handoffGraceMs: number | null = null,
+  ): Promise<HandedOffJob[]> {
+    if (runs.length === 0) return [];
     // Neither needs the other's answer: written together, one wait.
-    await Promise.all([this.admission.spendTokensOfNewRuns(tx, runs), this.jobs.publish(tx, runs)]);
+    const [, handedOff] = await Promise.all([
+      this.admission.spendTokensOfNewRuns(tx, runs),
+      handoffGraceMs === null
+        ? this.jobs.publish(tx, runs).then(() => [])
+        : this.jobs.publishHandedOff(tx, runs, handoffGraceMs),
+    ]);
+    return handedOff;
   }
 
   /**
@@ -201,11 +214,16 @@ export class AdmissionService {
           admission.rateChunkMs,
         );
         const runs = [...fromTargets.admitted, ...fromTenant.admitted];
-        await this.jobs.publish(tx, runs);
+        // A worker beside this relay with room takes them without a fetch (handoff/).
+        const receiver = this.handoff.receiverFor(runs);
+        let handedOff: HandedOffJob[] = [];
+        if (receiver) handedOff = await this.jobs.publishHandedOff(tx, runs, this.handoff.graceMs);
+        else await this.jobs.publish(tx, runs);
         const ended = [...fromTargets.ended, ...fromTenant.ended];
         await this.events.recordRunEvents(tx, ended);
-        return { runs, ended: ended.length };
+        return { runs, ended: ended.length, receiver, handedOff };
       });
+      if (round.receiver) this.handoff.deliver(round.receiver, round.handedOff);
       admitted += round.runs.length;
       targetGone += round.ended;
       throughFleet.set(tenantId, round.runs.filter((run) => run.priority !== 'high').length);

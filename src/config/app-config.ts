@@ -120,6 +120,14 @@ export interface WorkerConfig {
    * slots, so a fleet saturated by them still starts a `high` run as soon as it is admitted.
    */
   reservedHighSharePercent: number;
+  /**
+   * Runs the poller dispatches at their instant are handed to a worker beside it (a process of
+   * the same service) instead of waiting for a queue fetch, when that worker has room: their
+   * jobs are written as usual but held back from every fetch for this long, the worker's alone;
+   * past it (the worker died, or could not start them) any worker fetches them (see handoff/).
+   * 0: no handoff (WORKER_HANDOFF_GRACE_MS).
+   */
+  handoffGraceMs: number;
 }
 
 /**
@@ -330,6 +338,7 @@ export function loadConfig(env: Env): AppConfig {
     completionRetries: int('WORKER_COMPLETION_RETRIES', 6, 0, 100),
     completionRetryBaseMs: int('WORKER_COMPLETION_RETRY_BASE_MS', 200, 1, 60_000),
     reservedHighSharePercent: int('WORKER_RESERVED_HIGH_SHARE', 20, 0, 90),
+    handoffGraceMs: int('WORKER_HANDOFF_GRACE_MS', 2_000, 0, 60_000),
   };
   if (worker.batchSize > worker.concurrency) {
     throw new InvalidConfigError(

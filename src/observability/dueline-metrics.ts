@@ -30,6 +30,8 @@ export class DuelineMetrics {
   readonly historyPartitionsDropped: Counter;
   readonly historyPartitionsWaiting: Gauge;
   readonly admittedFromWaiting: Counter;
+  readonly handedOffRuns: Counter;
+  readonly handoffReleasedRuns: Counter;
   readonly waitingRuns: Gauge<'reason'>;
   readonly oldestWaiting: Gauge;
   readonly deadlineSkips: Counter;
@@ -129,6 +131,14 @@ export class DuelineMetrics {
     this.admittedFromWaiting = counter(
       'dueline_admission_admitted_total',
       "Runs the admitter took from their tenants' waiting lists",
+    );
+    this.handedOffRuns = counter(
+      'dueline_handoff_runs_total',
+      'Runs the poller handed to a worker of the same service instead of leaving them to a fetch',
+    );
+    this.handoffReleasedRuns = counter(
+      'dueline_handoff_released_runs_total',
+      'Handed-off runs a worker left to the queue (stopping, or no room before half their grace)',
     );
     this.runStarts = counter(
       'dueline_run_starts_total',

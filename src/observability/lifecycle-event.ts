@@ -41,6 +41,10 @@ export type LifecycleEvent =
   | { kind: 'clock.skew'; seconds: number }
   | { kind: 'due.oldest_age'; seconds: number }
   | { kind: 'outbox.repaired'; republished: number }
+  /** Runs the poller handed to a worker beside it instead of leaving them to a fetch. */
+  | { kind: 'runs.handed_off'; count: number }
+  /** Handed-off runs a worker left to the queue (it was stopping, or found no room in time). */
+  | { kind: 'handoff.released'; runs: number }
   /** Runs an admitter round took from the waiting lists. */
   | { kind: 'runs.admitted'; count: number }
   /** What waits for admission (reported about once a second). */

@@ -106,6 +106,12 @@ export class Lifecycle {
       case 'runs.admitted':
         m.admittedFromWaiting.inc(event.count);
         return;
+      case 'runs.handed_off':
+        m.handedOffRuns.inc(event.count);
+        return;
+      case 'handoff.released':
+        m.handoffReleasedRuns.inc(event.runs);
+        return;
       case 'admission.waiting':
         for (const reason of ADMISSION_WAITS) {
           m.waitingRuns.set({ reason }, event.runs[reason] ?? 0);

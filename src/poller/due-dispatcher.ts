@@ -2,6 +2,8 @@ import { linkTo, SpanKind, startRootSpan, traceparentOf } from '../tracing';
 import { Injectable } from '@nestjs/common';
 import { AdmissionService } from '../admission';
 import { Transactions, type Tx } from '../database';
+import { RunHandoff, type HandoffReceiver } from '../handoff';
+import type { HandedOffJob } from '../queue';
 import {
   DueIndexRepository,
   type ClaimedDueBatch,
@@ -90,6 +92,7 @@ export class DueDispatcher {
     private readonly overlap: OverlapService,
     private readonly occurrences: OccurrencesService,
     private readonly admission: AdmissionService,
+    private readonly handoff: RunHandoff,
   ) {}
 
   async dispatch(
@@ -97,7 +100,11 @@ export class DueDispatcher {
     batchSize: number,
     options: DispatchOptions = {},
   ): Promise<DispatchResult> {
-    return this.transactions.run(async (tx) => {
+    // Jobs written for a worker beside this poller: given to it once (and only if) they commit.
+    const handing: { to: { receiver: HandoffReceiver; jobs: HandedOffJob[] } | null } = {
+      to: null,
+    };
+    const result = await this.transactions.run(async (tx) => {
       const { entries, horizon, transactionNow } = await this.claim(tx, shards, batchSize, options);
       const result: DispatchResult = {
         entries: entries.length,
@@ -224,7 +231,12 @@ export class DueDispatcher {
           : [];
       });
       // The jobs and the tokens are written before the wait for the instant, in its wait.
-      const published = this.admission.admitted(tx, jobs);
+      const receiver = this.handoff.receiverFor(jobs);
+      const published = this.admission
+        .admitted(tx, jobs, receiver ? this.handoff.graceMs : null)
+        .then((handedOff) => {
+          handing.to = receiver ? { receiver, jobs: handedOff } : null;
+        });
       published.catch(() => undefined); // awaited with the wait, or alone
       const admitted = jobs.length;
       if (horizon && horizon.at > transactionNow) {
@@ -244,6 +256,8 @@ export class DueDispatcher {
       result.published = admitted;
       return result;
     });
+    if (handing.to) this.handoff.deliver(handing.to.receiver, handing.to.jobs);
+    return result;
   }
 
   /** The entries a batch takes: oldest first, the fresh lane's, or one instant's. */

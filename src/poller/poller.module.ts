@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AdmissionModule } from '../admission';
 import { DueIndexModule } from '../due-index';
+import { HandoffModule } from '../handoff';
 import { OccurrencesModule } from '../occurrences';
 import { OverlapModule } from '../overlap';
 import { SchedulesModule } from '../schedules';
@@ -14,7 +15,14 @@ import { PollerService } from './poller.service';
  * dispatch-plan).
  */
 @Module({
-  imports: [AdmissionModule, DueIndexModule, SchedulesModule, OccurrencesModule, OverlapModule],
+  imports: [
+    AdmissionModule,
+    DueIndexModule,
+    HandoffModule,
+    SchedulesModule,
+    OccurrencesModule,
+    OverlapModule,
+  ],
   providers: [PollerService, DueDispatcher, DatabaseClockRepository],
   exports: [PollerService, DueDispatcher],
 })

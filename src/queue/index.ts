@@ -6,6 +6,7 @@ export {
   RUN_QUEUES,
   RUNS_QUEUE,
   runsOf,
+  type HandedOffJob,
   type RunJob,
   type RunsJob,
   type RunToPublish,

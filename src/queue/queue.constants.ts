@@ -64,6 +64,17 @@ export interface RunToPublish {
   targetId?: string;
 }
 
+/**
+ * A job handed to a worker beside its publisher (see handoff/): written like any run job but held
+ * back from fetches for a grace period, its id known to the publisher so the worker that takes it
+ * can delete it once its runs are claimed.
+ */
+export interface HandedOffJob {
+  queue: string;
+  id: string;
+  runs: RunJob[];
+}
+
 export function queueOf(priority: RunPriority | undefined): string {
   return priority === 'high' ? HIGH_RUNS_QUEUE : RUNS_QUEUE;
 }

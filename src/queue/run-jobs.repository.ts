@@ -1,9 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Db, Job } from 'pg-boss';
 import { APP_CONFIG, type AppConfig } from '../config';
 import { SqlRunner, type Tx } from '../database';
 import { PgBossService } from './pg-boss.service';
-import type { RunJob, RunsJob, RunToPublish } from './queue.constants';
+import type { HandedOffJob, RunJob, RunsJob, RunToPublish } from './queue.constants';
 import { groupRuns } from './run-job-batches';
 
 /**
@@ -42,6 +43,46 @@ export class RunJobsRepository {
     for (const [queue, batch] of byQueue) {
       await this.queue.boss.insert(queue, batch, { db: this.db(tx) });
     }
+  }
+
+  /**
+   * Jobs for runs handed to a worker beside the publisher: the same jobs as publish() writes, but
+   * with ids chosen here (returned, for the worker to delete them by) and fetchable only `graceMs`
+   * after the insert, so no fetch races the worker that takes them; past the grace, they are any
+   * worker's. Being future-dated, their insert wakes no listener.
+   */
+  async publishHandedOff(
+    tx: Tx,
+    runs: readonly RunToPublish[],
+    graceMs: number,
+  ): Promise<HandedOffJob[]> {
+    const handed = groupRuns(
+      runs.map((job) => ({ job })),
+      this.config.queue.runsPerJob,
+    ).map(({ queue, runs: jobRuns }) => ({ queue, id: randomUUID(), runs: jobRuns }));
+    const byQueue = new Map<string, HandedOffJob[]>();
+    for (const job of handed) byQueue.set(job.queue, [...(byQueue.get(job.queue) ?? []), job]);
+    // pg-boss adds a number of seconds to its clock at the insert (job_now() + interval).
+    const startAfter = graceMs / 1000;
+    for (const [queue, jobs] of byQueue) {
+      await this.queue.boss.insert(
+        queue,
+        jobs.map((job) => ({ id: job.id, data: { runs: job.runs }, startAfter })),
+        { db: this.db(tx) },
+      );
+    }
+    return handed;
+  }
+
+  /**
+   * Deletes handed-off jobs whose runs the worker that took them has claimed. Not fenced to an
+   * attempt: a handed-off job is fetched by no one before its grace ends, and one fetched after
+   * it carries runs claimed already, which its fetcher's claim refuses whether or not the job is
+   * still there.
+   */
+  async deleteHandedOff(queue: string, ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.queue.boss.deleteJob(queue, [...ids]);
   }
 
   /**

@@ -1,5 +1,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
+import { NO_ROOM, type HandoffReceiver, type HandoffRoom } from '../handoff';
 import type { Lifecycle } from '../observability';
+import { HIGH_RUNS_QUEUE } from '../queue';
 import { isPoolMessage, type ProcessMetrics, WORKER_PROCESS_FLAG } from './pool-message';
 import { failuresAfterExit, restartDelayMs } from './restart-backoff';
 
@@ -15,6 +17,8 @@ export interface WorkerPoolOptions {
   readyTimeoutMs: number;
   /** Bound on a child's answer to a metrics request (a busy child is left out of one scrape). */
   metricsTimeoutMs: number;
+  /** Where each ready child is registered to take the poller's handoffs (see handoff/). */
+  handoff: { register(receiver: HandoffReceiver): () => void };
 }
 
 interface Slot {
@@ -25,6 +29,38 @@ interface Slot {
   /** Deaths in a row of this slot's children that died young. */
   failures: number;
   restartTimer: NodeJS.Timeout | null;
+  /** Removes the ready child from the handoff's receivers. */
+  leaveHandoff: (() => void) | null;
+}
+
+/**
+ * A child as the poller's handoff sees it: its room as it last reported it, less what was
+ * handed to it since (its next report counts that in).
+ */
+export class ChildReceiver implements HandoffReceiver {
+  private reported: HandoffRoom = NO_ROOM;
+  private handedSince: HandoffRoom = { high: 0, other: 0 };
+
+  constructor(private readonly child: ChildProcess) {}
+
+  reportedRoom(room: HandoffRoom): void {
+    this.reported = room;
+    this.handedSince = { high: 0, other: 0 };
+  }
+
+  room(): HandoffRoom {
+    const high = this.reported.high - this.handedSince.high - this.handedSince.other;
+    return { high, other: Math.min(high, this.reported.other - this.handedSince.other) };
+  }
+
+  take(jobs: Parameters<HandoffReceiver['take']>[0]): void {
+    for (const job of jobs) {
+      if (job.queue === HIGH_RUNS_QUEUE) this.handedSince.high += job.runs.length;
+      else this.handedSince.other += job.runs.length;
+    }
+    // A child gone mid-send never claims them: their jobs are the queue's after the grace.
+    if (this.child.connected) this.child.send({ kind: 'handoff.jobs', jobs }, () => undefined);
+  }
 }
 
 /**
@@ -51,6 +87,7 @@ export class WorkerPool {
       startedAt: 0,
       failures: 0,
       restartTimer: null,
+      leaveHandoff: null,
     }));
   }
 
@@ -94,6 +131,9 @@ export class WorkerPool {
     this.stopping = true;
     const exits: Array<Promise<void>> = [];
     for (const slot of this.slots) {
+      // Draining children take no more handoffs.
+      slot.leaveHandoff?.();
+      slot.leaveHandoff = null;
       if (slot.restartTimer) clearTimeout(slot.restartTimer);
       slot.restartTimer = null;
       const child = slot.child;
@@ -122,12 +162,17 @@ export class WorkerPool {
     slot.child = child;
     slot.workerId = null;
     slot.startedAt = Date.now();
+    const receiver = new ChildReceiver(child);
     return new Promise<void>((settled) => {
       child.on('message', (message: unknown) => {
         if (!isPoolMessage(message)) return;
         switch (message.kind) {
+          case 'handoff.room':
+            receiver.reportedRoom(message.room);
+            return;
           case 'ready':
             slot.workerId = message.workerId;
+            slot.leaveHandoff = this.options.handoff.register(receiver);
             this.options.lifecycle.emit({
               kind: 'worker_process.ready',
               pid: child.pid ?? 0,
@@ -141,6 +186,7 @@ export class WorkerPool {
             this.pending.delete(message.id);
             return;
           case 'metrics.request':
+          case 'handoff.jobs':
             return;
         }
       });
@@ -160,6 +206,8 @@ export class WorkerPool {
     signal: NodeJS.Signals | null,
   ): void {
     if (slot.child !== child) return;
+    slot.leaveHandoff?.();
+    slot.leaveHandoff = null;
     slot.child = null;
     slot.workerId = null;
     let restartInMs: number | null = null;

@@ -63,6 +63,18 @@ export class RunExecutor {
     ['high', new Set()],
     ['other', new Set()],
   ]);
+  /**
+   * Slots promised to runs being claimed outside the fetch loop (handed-off runs, see
+   * WorkerService.takeHandoff), by lane: counted as in flight until their attempts are.
+   */
+  private readonly reserved = new Map<WorkerLane, number>([
+    ['high', 0],
+    ['other', 0],
+  ]);
+  /** Settled, and replaced, whenever the slots in use change (see roomFor). */
+  private slotsChanged = changeSignal();
+  /** Told when the slots in use change (the worker's room report). */
+  private onSlotsChanged: (() => void) | null = null;
   /** Reused only for targets that deduplicate (see TargetConnections). */
   private readonly connections = new TargetConnections();
 
@@ -239,10 +251,57 @@ export class RunExecutor {
     return new Map(found.flatMap((traces) => [...traces]));
   }
 
-  /** Resolves once fewer than `limit` attempts are in flight (of `lane` only, if given). */
+  /**
+   * Resolves once fewer than `limit` slots are in use (of `lane` only, if given): attempts in
+   * flight and slots reserved for runs being claimed.
+   */
   async roomFor(limit: number, lane?: WorkerLane): Promise<void> {
-    const attempts = lane ? this.lanes.get(lane)! : this.attempts;
-    while (attempts.size >= limit) await Promise.race(attempts);
+    while (this.inUse(lane) >= limit) await this.slotsChanged.promise;
+  }
+
+  /** Slots in use: attempts in flight and reserved slots (of `lane` only, if given). */
+  inUse(lane?: WorkerLane): number {
+    if (lane) return this.lanes.get(lane)!.size + this.reserved.get(lane)!;
+    return this.attempts.size + this.reserved.get('high')! + this.reserved.get('other')!;
+  }
+
+  /**
+   * Claims and starts `runs` (as start() does) in slots reserved for them while they are
+   * claimed, so that neither the fetch loop's room nor another reservation counts them free.
+   */
+  async startReserved(
+    runs: readonly RunJob[],
+    onWake: (inMs: number) => void,
+    lane: WorkerLane,
+  ): Promise<void> {
+    this.reserve(lane, runs.length);
+    try {
+      await this.start(runs, onWake, lane);
+    } finally {
+      this.reserve(lane, -runs.length);
+    }
+  }
+
+  /** Settles at the next change of the slots in use. */
+  slotsChange(): Promise<void> {
+    return this.slotsChanged.promise;
+  }
+
+  /** Calls `listener` whenever the slots in use change (one listener). */
+  watchSlots(listener: () => void): void {
+    this.onSlotsChanged = listener;
+  }
+
+  private reserve(lane: WorkerLane, runs: number): void {
+    this.reserved.set(lane, this.reserved.get(lane)! + runs);
+    this.slotsUpdated();
+  }
+
+  private slotsUpdated(): void {
+    const changed = this.slotsChanged;
+    this.slotsChanged = changeSignal();
+    changed.resolve();
+    this.onSlotsChanged?.();
   }
 
   /** Resolves when every attempt in flight has ended (its run written under its fence). */
@@ -271,9 +330,11 @@ export class RunExecutor {
       .finally(() => {
         this.attempts.delete(tracked);
         inLane.delete(tracked);
+        this.slotsUpdated();
       });
     this.attempts.add(tracked);
     inLane.add(tracked);
+    this.slotsUpdated();
   }
 
   /**
@@ -544,4 +605,11 @@ interface EarlyTargetsRead {
 
 function targetKey(ref: { tenantId: string; targetId: string }): string {
   return `${ref.tenantId}/${ref.targetId}`;
+}
+
+/** A promise and what settles it (Promise.withResolvers, which Node 20 lacks). */
+function changeSignal(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((settle) => (resolve = settle));
+  return { promise, resolve };
 }

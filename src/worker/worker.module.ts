@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AdmissionModule } from '../admission';
 import { EventsModule } from '../events';
 import { ExecutionModule } from '../execution';
+import { HandoffModule } from '../handoff';
 import { OccurrencesModule } from '../occurrences';
 import { SigningKeysModule } from '../signing-keys';
 import { TargetsModule } from '../targets';
@@ -20,6 +21,7 @@ import { WorkerService } from './worker.service';
     AdmissionModule,
     EventsModule,
     ExecutionModule,
+    HandoffModule,
     TargetsModule,
     SigningKeysModule,
     OccurrencesModule,

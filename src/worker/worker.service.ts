@@ -5,8 +5,9 @@ import {
   Logger,
   OnApplicationBootstrap,
 } from '@nestjs/common';
-import { errorSummary } from '../common';
+import { Batcher, errorSummary } from '../common';
 import { APP_CONFIG, type AppConfig } from '../config';
+import { RunHandoff, type HandoffRoom } from '../handoff';
 import { Lifecycle } from '../observability';
 import {
   HIGH_RUNS_QUEUE,
@@ -14,10 +15,20 @@ import {
   RUNS_QUEUE,
   RunJobsRepository,
   runsOf,
+  type HandedOffJob,
   type RunJob,
   type RunsJob,
 } from '../queue';
 import { RunExecutor, type WorkerLane } from './run-executor';
+
+/** The least interval between two room reports to a poller in another process. */
+const ROOM_REPORT_MS = 20;
+
+/** A handed-off job, and when it must have started (or be left to the queue). */
+interface HandedJob {
+  job: HandedOffJob;
+  deadline: number;
+}
 
 /**
  * The worker role: consumes run jobs (each a batch of runs) with bounded local concurrency. A
@@ -33,21 +44,40 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   private readonly wakeTimers = new Set<NodeJS.Timeout>();
   /** Told to stop: a fetched job's runs not yet claimed go back to the queue. */
   private stopping = false;
+  /** The slots outside the share reserved for `high` runs. */
+  private readonly otherSlots: number;
+  private leaveHandoff: (() => void) | null = null;
+  /** Handed-off jobs being claimed or deleted: a stop waits for them, as for the fetch loops. */
+  private readonly handoffs = new Set<Promise<void>>();
+  /** Handed-off jobs by lane, gathered as a fetch would (see takeHandoff). */
+  private readonly handedOff: Record<WorkerLane, Batcher<HandedJob, void>>;
 
   constructor(
     private readonly queue: PgBossService,
     private readonly jobs: RunJobsRepository,
     private readonly executor: RunExecutor,
     private readonly lifecycle: Lifecycle,
+    private readonly handoff: RunHandoff,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    const { concurrency, reservedHighSharePercent, batchSize } = config.worker;
+    this.otherSlots = concurrency - Math.floor((concurrency * reservedHighSharePercent) / 100);
+    // As many jobs as a full fetch's runs fill (jobs carry up to QUEUE_RUNS_PER_JOB runs).
+    const jobsAtOnce = Math.max(1, Math.floor(batchSize / config.queue.runsPerJob));
+    const lane = (name: WorkerLane) =>
+      new Batcher<HandedJob, void>((handed) => this.startHandedOff(handed, name), {
+        maxBatch: jobsAtOnce,
+        idOf: ({ job }) => job.id,
+      });
+    this.handedOff = { high: lane('high'), other: lane('other') };
+  }
 
   async onApplicationBootstrap(): Promise<void> {
-    const { concurrency, batchSize, reservedHighSharePercent } = this.config.worker;
+    const { concurrency, batchSize } = this.config.worker;
     // `high` runs may take every slot; the others never the reserved share, so a fleet saturated
     // by normal and low runs still has slots free the moment a high run is admitted.
-    const reserved = Math.floor((concurrency * reservedHighSharePercent) / 100);
-    const otherSlots = concurrency - reserved;
+    const reserved = concurrency - this.otherSlots;
+    const otherSlots = this.otherSlots;
     // A high batch fits the reserved slots, so it is fetched while the other lane is full.
     const highBatch = Math.min(batchSize, reserved > 0 ? reserved : concurrency);
     const otherBatch = Math.min(batchSize, otherSlots);
@@ -60,12 +90,21 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
         await this.executor.roomFor(Math.max(1, concurrency - otherBatch + 1));
       }),
     );
+    // The poller of this same process hands it runs directly (a pool's children are registered
+    // by the pool, over their IPC channel).
+    if (this.config.roles.has('poller')) {
+      this.leaveHandoff = this.handoff.register({
+        room: () => this.room(),
+        take: (jobs) => void this.takeHandoff(jobs),
+      });
+    }
     this.lifecycle.emit({ kind: 'role.started', role: 'worker' });
     this.logger.log({ workerId: this.executor.workerId, reserved }, 'worker started');
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
+    this.leaveHandoff?.();
     const workIds = this.workIds.splice(0);
     for (const timer of this.wakeTimers) clearTimeout(timer);
     this.wakeTimers.clear();
@@ -78,6 +117,8 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
           ),
       ),
     );
+    // Claims first, then the deletes they start.
+    while (this.handoffs.size > 0) await Promise.all(this.handoffs);
     // Attempts in flight end under their fence, not by lease expiry.
     await this.executor.drain();
     this.executor.close();
@@ -155,6 +196,96 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       },
     );
     return { queue, id };
+  }
+
+  /** Free slots now: any for a `high` run, those outside the reserved share for the others. */
+  room(): HandoffRoom {
+    const high = this.config.worker.concurrency - this.executor.inUse();
+    return { high, other: Math.min(high, this.otherSlots - this.executor.inUse('other')) };
+  }
+
+  /**
+   * Reports the room (at once, then at most every ROOM_REPORT_MS while it changes) to a
+   * poller in another process that hands this worker runs.
+   */
+  reportRoom(report: (room: HandoffRoom) => void): void {
+    let pending: NodeJS.Timeout | null = null;
+    this.executor.watchSlots(() => {
+      if (pending) return;
+      pending = setTimeout(() => {
+        pending = null;
+        report(this.room());
+      }, ROOM_REPORT_MS);
+      pending.unref();
+    });
+    report(this.room());
+  }
+
+  /**
+   * Runs the poller handed to this worker (see handoff/): claimed as soon as they have room, then
+   * their jobs are deleted. Jobs handed over while the lane's previous ones are being claimed are
+   * claimed together next, as a fetch would have taken them (one claim, one targets read, one
+   * delete). A job is left to the queue, where any worker fetches it once its grace ends, when
+   * this worker is stopping, finds no room within half the grace, or cannot reach the database
+   * to claim.
+   */
+  async takeHandoff(jobs: readonly HandedOffJob[]): Promise<void> {
+    const deadline = Date.now() + this.handoff.graceMs / 2;
+    const taking = Promise.all(
+      jobs.map((job) =>
+        this.handedOff[job.queue === HIGH_RUNS_QUEUE ? 'high' : 'other'].submit({ job, deadline }),
+      ),
+    ).then(() => undefined);
+    this.handoffs.add(taking);
+    try {
+      await taking;
+    } finally {
+      this.handoffs.delete(taking);
+    }
+  }
+
+  /** One lane's handed-off jobs, gathered while the lane's previous ones were claimed. */
+  private async startHandedOff(handed: readonly HandedJob[], lane: WorkerLane): Promise<void[]> {
+    const done = handed.map(() => undefined);
+    const runs = handed.flatMap(({ job }) => job.runs);
+    const deadline = Math.min(...handed.map((h) => h.deadline));
+    if (this.stopping || !(await this.roomBy(lane, runs.length, deadline))) {
+      this.lifecycle.emit({ kind: 'handoff.released', runs: runs.length });
+      return done;
+    }
+    try {
+      await this.executor.startReserved(runs, (inMs) => this.wakeIn(inMs), lane);
+    } catch (error) {
+      this.logger.warn({ err: errorSummary(error) }, 'handed-off runs left to the queue');
+      return done;
+    }
+    // Not awaited: the lane's next jobs need not wait for it (a stop does, see `handoffs`).
+    const deleted: Promise<void> = this.jobs
+      .deleteHandedOff(
+        handed[0].job.queue,
+        handed.map(({ job }) => job.id),
+      )
+      .catch((error: unknown) =>
+        this.logger.warn({ err: errorSummary(error) }, 'handed-off jobs not deleted'),
+      )
+      .finally(() => this.handoffs.delete(deleted));
+    this.handoffs.add(deleted);
+    return done;
+  }
+
+  /** Whether `lane` has room for `runs` by `deadline` (epoch ms), waiting for it until then. */
+  private async roomBy(lane: WorkerLane, runs: number, deadline: number): Promise<boolean> {
+    while (this.room()[lane] < runs) {
+      const left = deadline - Date.now();
+      if (left <= 0 || this.stopping) return false;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        this.executor.slotsChange(),
+        new Promise<void>((done) => (timer = setTimeout(done, left))),
+      ]);
+      clearTimeout(timer);
+    }
+    return true;
   }
 
   /**
