@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { databaseRoundTrips, databaseWaits, Transactions } from '../../src/database';
 import { OccurrencesService } from '../../src/occurrences';
@@ -9,7 +8,7 @@ import { nextOccurrences } from '../../src/recurrence';
 import { SHARD_COUNT } from '../../src/due-index';
 import { eventually } from '../support/eventually';
 import { ManualClock } from '../support/manual-clock';
-import { pollerWitness, tenantWithTarget } from '../support/scheduling';
+import { oneTimeSchedulesAt, pollerWitness, tenantWithTarget } from '../support/scheduling';
 import { startTestApp, TestApp } from '../support/test-app';
 
 const ALL_SHARDS = Array.from({ length: SHARD_COUNT }, (_, i) => i);
@@ -597,21 +596,8 @@ describe('poller: a throttled flood', () => {
   it('is written in small batches once a batch of it waits for its budget', async () => {
     const FLOOD = 700;
     const make = await tenantWithTarget(t, { dispatchRatePerSecond: 1, maxConcurrentRuns: 1 });
-    const [{ at }] = await db.query(
-      `SELECT date_trunc('second', clock_timestamp() + interval '4 seconds') AS at`,
-    );
-    const runAt = new Date(at).toISOString();
     // `low`: a flood its tenant's rate cannot carry in a minute is refused otherwise.
-    const created = await t.http
-      .post('/schedules/batch')
-      .set('Authorization', `Bearer ${make.tenant.apiKey}`)
-      .send({
-        items: Array.from({ length: FLOOD }, (_, i) => ({
-          idempotencyKey: randomUUID(),
-          schedule: { name: `flood-${i}`, targetId: make.targetId, runAt, priority: 'low' },
-        })),
-      });
-    expect(created.status).toBe(200);
+    await oneTimeSchedulesAt(t, make, FLOOD, await wholeSecondIn(db, 4), { priority: 'low' });
     // Spied on, not replaced: every commit's size while the flood is written.
     const emit = jest.spyOn(t.app.get(Lifecycle), 'emit');
     let commits: number[];
@@ -666,27 +652,7 @@ describe('poller: a drain longer than its lease', () => {
   it('renews its leases between batches: it never lets its own shards expire', async () => {
     const FLOOD = 1600;
     const make = await tenantWithTarget(t, { dispatchRatePerSecond: 1, maxConcurrentRuns: 1 });
-    const [{ at }] = await db.query(
-      `SELECT date_trunc('second', clock_timestamp() + interval '4 seconds') AS at`,
-    );
-    const runAt = new Date(at).toISOString();
-    for (let from = 0; from < FLOOD; from += 800) {
-      const created = await t.http
-        .post('/schedules/batch')
-        .set('Authorization', `Bearer ${make.tenant.apiKey}`)
-        .send({
-          items: Array.from({ length: 800 }, (_, i) => ({
-            idempotencyKey: randomUUID(),
-            schedule: {
-              name: `flood-${from + i}`,
-              targetId: make.targetId,
-              runAt,
-              priority: 'low',
-            },
-          })),
-        });
-      expect(created.status).toBe(200);
-    }
+    await oneTimeSchedulesAt(t, make, FLOOD, await wholeSecondIn(db, 4), { priority: 'low' });
     // Spied on, not replaced; what it saw is kept before the spy goes.
     const emit = jest.spyOn(t.app.get(Lifecycle), 'emit');
     let seen: Array<Parameters<Lifecycle['emit']>[0]> | null = null;
@@ -822,3 +788,12 @@ describe('poller: a replica whose clock is wrong', () => {
     }
   });
 });
+
+/** The database clock's whole second `seconds` from now. */
+async function wholeSecondIn(db: DataSource, seconds: number): Promise<Date> {
+  const [{ at }] = await db.query(
+    `SELECT date_trunc('second', clock_timestamp() + make_interval(secs => $1)) AS at`,
+    [seconds],
+  );
+  return new Date(at);
+}

@@ -7,6 +7,15 @@ import { carriesRun } from '../support/run-jobs';
 import { startTestApp } from '../support/test-app';
 import { startExecutionWorld, type ExecutionWorld } from './execution.fixtures';
 
+/** A one-time schedule due `inMs` from now on a target of its own, and its run once made. */
+async function runDueIn(world: ExecutionWorld, inMs: number): Promise<string> {
+  const targetId = await world.createTarget();
+  const scheduleId = await world.createSchedule(targetId, {
+    runAt: new Date(Date.now() + inMs).toISOString(),
+  });
+  return runOf(world, scheduleId);
+}
+
 /** The run of a one-time schedule, once the poller has made it. */
 async function runOf(world: ExecutionWorld, scheduleId: string): Promise<string> {
   let runId = '';
@@ -37,11 +46,7 @@ describe('the handoff of dispatched runs to the worker beside the poller', () =>
     // A grace far longer than the test: a delivery within it did not come through a fetch.
     world = await startExecutionWorld('api,poller,worker', { WORKER_HANDOFF_GRACE_MS: '60000' });
     const w = world;
-    const targetId = await w.createTarget();
-    const scheduleId = await w.createSchedule(targetId, {
-      runAt: new Date(Date.now() + 1500).toISOString(),
-    });
-    const runId = await runOf(w, scheduleId);
+    const runId = await runDueIn(w, 1500);
     await eventually(async () => {
       expect(w.sink.forRun(runId)).toHaveLength(1);
       expect((await w.run(runId)).state).toBe('SUCCEEDED');
@@ -85,11 +90,7 @@ describe('the handoff of dispatched runs to the worker beside the poller', () =>
   it('writes jobs fetchable at once, as before, when the handoff is off', async () => {
     world = await startExecutionWorld('api,poller,worker', { WORKER_HANDOFF_GRACE_MS: '0' });
     const w = world;
-    const targetId = await w.createTarget();
-    const scheduleId = await w.createSchedule(targetId, {
-      runAt: new Date(Date.now() + 1500).toISOString(),
-    });
-    const runId = await runOf(w, scheduleId);
+    const runId = await runDueIn(w, 1500);
     await eventually(() => expect(w.sink.forRun(runId)).toHaveLength(1));
     expect(await w.metric('dueline_handoff_runs_total')).toBe(0);
   });

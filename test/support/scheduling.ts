@@ -26,12 +26,16 @@ export async function tenantWithTarget(t: TestApp, quotas: Record<string, number
   return { tenant, targetId: target.body.id as string, createSchedule };
 }
 
-/** Creates `count` one-time schedules of one tenant due at `at` through the API, 1,000 a batch. */
+/**
+ * Creates `count` one-time schedules of one tenant due at `at` through the API, 1,000 a batch,
+ * each with `fields` besides (a priority, say).
+ */
 export async function oneTimeSchedulesAt(
   t: TestApp,
   make: Awaited<ReturnType<typeof tenantWithTarget>>,
   count: number,
   at: Date,
+  fields: Record<string, unknown> = {},
 ): Promise<void> {
   for (let done = 0; done < count; done += 1000) {
     const res = await t.http
@@ -40,7 +44,12 @@ export async function oneTimeSchedulesAt(
       .send({
         items: Array.from({ length: Math.min(1000, count - done) }, (_, i) => ({
           idempotencyKey: randomUUID(),
-          schedule: { name: `f${done + i}`, targetId: make.targetId, runAt: at.toISOString() },
+          schedule: {
+            name: `f${done + i}`,
+            targetId: make.targetId,
+            runAt: at.toISOString(),
+            ...fields,
+          },
         })),
       });
     if (res.status !== 200) throw new Error(`batch creation failed: ${res.status} ${res.text}`);
