@@ -2,10 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config';
 import type { Tx } from '../database';
 import { EventsService } from '../events';
-import { RunHandoff } from '../handoff';
+import { RunHandoff, type PendingHandoff } from '../handoff';
 import { Lifecycle } from '../observability';
 import { claimBlockedByOverlap, OverlapService } from '../overlap';
-import { RunJobsRepository, type HandedOffJob, type RunToPublish } from '../queue';
+import { RunJobsRepository, type RunToPublish } from '../queue';
 import type { RunReason } from '../run-vocabulary';
 import { decideAdmission, type AdmissionCandidate, type FleetRoom } from './admission-plan';
 import { shareFleet, type SlotDemand } from './fleet-share';
@@ -153,23 +153,21 @@ export class AdmissionService {
 
   /**
    * Runs created admitted in `tx`: their tokens (their tenants' and their targets') are spent
-   * and their jobs published; with `handoffGraceMs`, as jobs for a worker beside the caller
-   * (RunJobsRepository.publishHandedOff), which are returned.
+   * and their jobs published. With `handOff`, for a worker beside the caller when one has room
+   * (RunHandoff.publish): the caller gives them to it after its commit (RunHandoff.deliver).
    */
   async admitted(
     tx: Tx,
     runs: readonly RunToPublish[],
-    handoffGraceMs: number | null = null,
-  ): Promise<HandedOffJob[]> {
-    if (runs.length === 0) return [];
+    handOff = false,
+  ): Promise<PendingHandoff | null> {
+    if (runs.length === 0) return null;
     // Neither needs the other's answer: written together, one wait.
-    const [, handedOff] = await Promise.all([
+    const [, pending] = await Promise.all([
       this.admission.spendTokensOfNewRuns(tx, runs),
-      handoffGraceMs === null
-        ? this.jobs.publish(tx, runs).then(() => [])
-        : this.jobs.publishHandedOff(tx, runs, handoffGraceMs),
+      handOff ? this.handoff.publish(tx, runs) : this.jobs.publish(tx, runs).then(() => null),
     ]);
-    return handedOff;
+    return pending;
   }
 
   /**
@@ -215,15 +213,12 @@ export class AdmissionService {
         );
         const runs = [...fromTargets.admitted, ...fromTenant.admitted];
         // A worker beside this relay with room takes them without a fetch (handoff/).
-        const receiver = this.handoff.receiverFor(runs);
-        let handedOff: HandedOffJob[] = [];
-        if (receiver) handedOff = await this.jobs.publishHandedOff(tx, runs, this.handoff.graceMs);
-        else await this.jobs.publish(tx, runs);
+        const handing = await this.handoff.publish(tx, runs);
         const ended = [...fromTargets.ended, ...fromTenant.ended];
         await this.events.recordRunEvents(tx, ended);
-        return { runs, ended: ended.length, receiver, handedOff };
+        return { runs, ended: ended.length, handing };
       });
-      if (round.receiver) this.handoff.deliver(round.receiver, round.handedOff);
+      this.handoff.deliver(round.handing);
       admitted += round.runs.length;
       targetGone += round.ended;
       throughFleet.set(tenantId, round.runs.filter((run) => run.priority !== 'high').length);

@@ -1,3 +1,3 @@
 export { HandoffModule } from './handoff.module';
 export { NO_ROOM, type HandoffReceiver, type HandoffRoom } from './handoff-receiver';
-export { RunHandoff } from './run-handoff';
+export { RunHandoff, type PendingHandoff } from './run-handoff';

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config';
 import { Lifecycle } from '../observability';
-import type { HandedOffJob, RunToPublish } from '../queue';
+import type { Tx } from '../database';
+import { RunJobsRepository, type HandedOffJob, type RunToPublish } from '../queue';
 import type { HandoffReceiver, HandoffRoom } from './handoff-receiver';
 
 /**
@@ -29,6 +30,7 @@ export class RunHandoff {
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly lifecycle: Lifecycle,
+    private readonly jobs: RunJobsRepository,
   ) {
     this.graceMs = config.worker.handoffGraceMs;
     this.maxRuns = config.worker.batchSize;
@@ -64,13 +66,34 @@ export class RunHandoff {
     return null;
   }
 
-  /** Gives committed jobs to the receiver chosen for them. */
-  deliver(receiver: HandoffReceiver, jobs: readonly HandedOffJob[]): void {
-    if (jobs.length === 0) return;
-    receiver.take(jobs);
-    const runs = jobs.reduce((sum, job) => sum + job.runs.length, 0);
+  /**
+   * Writes the jobs of runs admitted in `tx`: for a worker beside this process when one has room
+   * for them (held back from fetches for the grace), else to the queue as always. What it
+   * returns goes to that worker through deliver() once `tx` has committed (null: the queue has
+   * them).
+   */
+  async publish(tx: Tx, runs: readonly RunToPublish[]): Promise<PendingHandoff | null> {
+    const receiver = this.receiverFor(runs);
+    if (!receiver) {
+      await this.jobs.publish(tx, runs);
+      return null;
+    }
+    return { receiver, jobs: await this.jobs.publishHandedOff(tx, runs, this.graceMs) };
+  }
+
+  /** Gives committed jobs to the worker publish() chose for them. */
+  deliver(pending: PendingHandoff | null): void {
+    if (!pending || pending.jobs.length === 0) return;
+    pending.receiver.take(pending.jobs);
+    const runs = pending.jobs.reduce((sum, job) => sum + job.runs.length, 0);
     this.lifecycle.emit({ kind: 'runs.handed_off', count: runs });
   }
+}
+
+/** Jobs written for a worker, to give it once their transaction has committed. */
+export interface PendingHandoff {
+  receiver: HandoffReceiver;
+  jobs: HandedOffJob[];
 }
 
 function fits(need: HandoffRoom, room: HandoffRoom): boolean {

@@ -2,8 +2,7 @@ import { linkTo, SpanKind, startRootSpan, traceparentOf } from '../tracing';
 import { Injectable } from '@nestjs/common';
 import { AdmissionService } from '../admission';
 import { Transactions, type Tx } from '../database';
-import { RunHandoff, type HandoffReceiver } from '../handoff';
-import type { HandedOffJob } from '../queue';
+import { RunHandoff, type PendingHandoff } from '../handoff';
 import {
   DueIndexRepository,
   type ClaimedDueBatch,
@@ -101,9 +100,7 @@ export class DueDispatcher {
     options: DispatchOptions = {},
   ): Promise<DispatchResult> {
     // Jobs written for a worker beside this poller: given to it once (and only if) they commit.
-    const handing: { to: { receiver: HandoffReceiver; jobs: HandedOffJob[] } | null } = {
-      to: null,
-    };
+    const handing: { pending: PendingHandoff | null } = { pending: null };
     const result = await this.transactions.run(async (tx) => {
       const { entries, horizon, transactionNow } = await this.claim(tx, shards, batchSize, options);
       const result: DispatchResult = {
@@ -231,12 +228,9 @@ export class DueDispatcher {
           : [];
       });
       // The jobs and the tokens are written before the wait for the instant, in its wait.
-      const receiver = this.handoff.receiverFor(jobs);
-      const published = this.admission
-        .admitted(tx, jobs, receiver ? this.handoff.graceMs : null)
-        .then((handedOff) => {
-          handing.to = receiver ? { receiver, jobs: handedOff } : null;
-        });
+      const published = this.admission.admitted(tx, jobs, true).then((pending) => {
+        handing.pending = pending;
+      });
       published.catch(() => undefined); // awaited with the wait, or alone
       const admitted = jobs.length;
       if (horizon && horizon.at > transactionNow) {
@@ -256,7 +250,7 @@ export class DueDispatcher {
       result.published = admitted;
       return result;
     });
-    if (handing.to) this.handoff.deliver(handing.to.receiver, handing.to.jobs);
+    this.handoff.deliver(handing.pending);
     return result;
   }
 

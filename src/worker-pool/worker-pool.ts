@@ -1,7 +1,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { NO_ROOM, type HandoffReceiver, type HandoffRoom } from '../handoff';
 import type { Lifecycle } from '../observability';
-import { HIGH_RUNS_QUEUE } from '../queue';
+import { HIGH_RUNS_QUEUE, type HandedOffJob } from '../queue';
 import { isPoolMessage, type ProcessMetrics, WORKER_PROCESS_FLAG } from './pool-message';
 import { failuresAfterExit, restartDelayMs } from './restart-backoff';
 
@@ -53,7 +53,7 @@ export class ChildReceiver implements HandoffReceiver {
     return { high, other: Math.min(high, this.reported.other - this.handedSince.other) };
   }
 
-  take(jobs: Parameters<HandoffReceiver['take']>[0]): void {
+  take(jobs: readonly HandedOffJob[]): void {
     for (const job of jobs) {
       if (job.queue === HIGH_RUNS_QUEUE) this.handedSince.high += job.runs.length;
       else this.handedSince.other += job.runs.length;

@@ -71,8 +71,8 @@ export class RunExecutor {
     ['high', 0],
     ['other', 0],
   ]);
-  /** Settled, and replaced, whenever the slots in use change (see roomFor). */
-  private slotsChanged = changeSignal();
+  /** Settled at the next change of the slots in use; made only when someone waits for one. */
+  private slotsChanged: { promise: Promise<void>; resolve: () => void } | null = null;
   /** Told when the slots in use change (the worker's room report). */
   private onSlotsChanged: (() => void) | null = null;
   /** Reused only for targets that deduplicate (see TargetConnections). */
@@ -256,7 +256,7 @@ export class RunExecutor {
    * flight and slots reserved for runs being claimed.
    */
   async roomFor(limit: number, lane?: WorkerLane): Promise<void> {
-    while (this.inUse(lane) >= limit) await this.slotsChanged.promise;
+    while (this.inUse(lane) >= limit) await this.slotsChange();
   }
 
   /** Slots in use: attempts in flight and reserved slots (of `lane` only, if given). */
@@ -284,6 +284,7 @@ export class RunExecutor {
 
   /** Settles at the next change of the slots in use. */
   slotsChange(): Promise<void> {
+    this.slotsChanged ??= changeSignal();
     return this.slotsChanged.promise;
   }
 
@@ -297,10 +298,11 @@ export class RunExecutor {
     this.slotsUpdated();
   }
 
+  /** Every attempt's start and end: nothing is allocated unless someone waits or listens. */
   private slotsUpdated(): void {
     const changed = this.slotsChanged;
-    this.slotsChanged = changeSignal();
-    changed.resolve();
+    this.slotsChanged = null;
+    changed?.resolve();
     this.onSlotsChanged?.();
   }
 

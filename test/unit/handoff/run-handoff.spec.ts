@@ -1,10 +1,12 @@
 import { loadConfig } from '../../../src/config';
+import type { Tx } from '../../../src/database';
 import { RunHandoff, type HandoffReceiver, type HandoffRoom } from '../../../src/handoff';
 import type { Lifecycle, LifecycleEvent } from '../../../src/observability';
 import {
   HIGH_RUNS_QUEUE,
   RUNS_QUEUE,
   type HandedOffJob,
+  type RunJobsRepository,
   type RunToPublish,
 } from '../../../src/queue';
 import { ChildReceiver } from '../../../src/worker-pool/worker-pool';
@@ -15,7 +17,18 @@ const config = (env: Record<string, string> = {}) =>
 function handoffWith(env: Record<string, string> = {}) {
   const events: LifecycleEvent[] = [];
   const lifecycle = { emit: (event: LifecycleEvent) => events.push(event) } as unknown as Lifecycle;
-  return { handoff: new RunHandoff(config(env), lifecycle), events };
+  // The jobs' writes, recorded: which way publish() sent each batch.
+  const written: Array<{ way: 'queue' | 'handoff'; runs: number; graceMs?: number }> = [];
+  const jobs = {
+    publish: async (_tx: unknown, runs: readonly RunToPublish[]) => {
+      written.push({ way: 'queue', runs: runs.length });
+    },
+    publishHandedOff: async (_tx: unknown, runs: readonly RunToPublish[], graceMs: number) => {
+      written.push({ way: 'handoff', runs: runs.length, graceMs });
+      return runs.map((run) => ({ queue: RUNS_QUEUE, id: `job-${run.runId}`, runs: [] }));
+    },
+  } as unknown as RunJobsRepository;
+  return { handoff: new RunHandoff(config(env), lifecycle, jobs), events, written };
 }
 
 class FakeReceiver implements HandoffReceiver {
@@ -100,11 +113,31 @@ describe('the handoff of dispatched runs to a worker beside the poller', () => {
         ],
       },
     ];
-    handoff.deliver(receiver, jobs);
+    handoff.deliver({ receiver, jobs });
     expect(receiver.taken).toEqual([jobs]);
     expect(events).toEqual([{ kind: 'runs.handed_off', count: 3 }]);
-    handoff.deliver(receiver, []);
+    handoff.deliver({ receiver, jobs: [] });
+    handoff.deliver(null);
     expect(receiver.taken).toHaveLength(1);
+  });
+
+  it('writes the jobs held back for a worker with room, to the queue otherwise', async () => {
+    const { handoff, written } = handoffWith();
+    const tx = {} as Tx;
+    expect(await handoff.publish(tx, runs(2))).toBeNull(); // no worker beside it
+    const receiver = new FakeReceiver({ high: 10, other: 10 });
+    handoff.register(receiver);
+    const pending = await handoff.publish(tx, runs(2));
+    expect(pending?.receiver).toBe(receiver);
+    expect(pending?.jobs.map((job) => job.id)).toEqual(['job-n0', 'job-n1']);
+    expect(await handoff.publish(tx, runs(11))).toBeNull(); // more than a fetch takes
+    expect(written).toEqual([
+      { way: 'queue', runs: 2 },
+      { way: 'handoff', runs: 2, graceMs: 2000 },
+      { way: 'queue', runs: 11 },
+    ]);
+    // Nothing reaches the worker before the caller's commit.
+    expect(receiver.taken).toEqual([]);
   });
 });
 
