@@ -28,9 +28,7 @@ import {
 } from '../tracing';
 import { LeaseKeeper } from './lease-keeper';
 import { TargetCredentials } from './target-credentials';
-
-/** Which queue a batch of jobs came from: `high` runs', or everyone else's. */
-export type WorkerLane = 'high' | 'other';
+import { WorkerSlots, type WorkerLane } from './worker-slots';
 
 interface HeldClaim {
   claim: Claim;
@@ -57,24 +55,10 @@ export class RunExecutor {
    * queued for one behind another. Null: not taken (the caller claims it alone to learn why).
    */
   private readonly claims: Batcher<RunJob, Claim | null>;
+  /** Attempts in flight (a stop waits for them). */
   private readonly attempts = new Set<Promise<void>>();
-  /** The same attempts by the queue they came from (the reserved share counts each lane). */
-  private readonly lanes = new Map<WorkerLane, Set<Promise<void>>>([
-    ['high', new Set()],
-    ['other', new Set()],
-  ]);
-  /**
-   * Slots promised to runs being claimed outside the fetch loop (handed-off runs, see
-   * WorkerService.takeHandoff), by lane: counted as in flight until their attempts are.
-   */
-  private readonly reserved = new Map<WorkerLane, number>([
-    ['high', 0],
-    ['other', 0],
-  ]);
-  /** Settled at the next change of the slots in use; made only when someone waits for one. */
-  private slotsChanged: { promise: Promise<void>; resolve: () => void } | null = null;
-  /** Told when the slots in use change (the worker's room report). */
-  private onSlotsChanged: (() => void) | null = null;
+  /** This worker's slots: taken by the callers of start(), given back here. */
+  readonly slots: WorkerSlots;
   /** Reused only for targets that deduplicate (see TargetConnections). */
   private readonly connections = new TargetConnections();
 
@@ -100,6 +84,7 @@ export class RunExecutor {
       maxBatch: config.worker.completionBatchSize,
       idOf: (completion) => completion.runId,
     });
+    this.slots = new WorkerSlots(config.worker);
   }
 
   /**
@@ -111,57 +96,66 @@ export class RunExecutor {
    * attempt runs. `onWake` gets the delay after which a requeued or retried run becomes due.
    * Throws (so the queue delivers the jobs again) only if a claim could not reach the database;
    * runs claimed meanwhile still run.
+   *
+   * The caller has taken a slot of `lane` for every run (slots.take): each claimed run's attempt
+   * keeps its slot until it ends; the slots of runs not claimed are given back here.
    */
   async start(
     runs: readonly RunJob[],
     onWake: (inMs: number) => void,
-    lane: WorkerLane = 'other',
+    lane: WorkerLane,
   ): Promise<void> {
-    const failures: unknown[] = [];
-    const claimSentAt = performance.now();
-    const claimSentAtMs = Date.now();
-    // The targets the jobs name are read while the claims are made, not after them.
-    const early = this.readNamedTargets(runs);
-    // Each submit joins whatever this process is claiming at the moment (see `claims`).
-    const fast = await Promise.allSettled(runs.map((run) => this.claims.submit(run)));
-    const held: HeldClaim[] = [];
-    const rest: RunJob[] = [];
-    fast.forEach((result, i) => {
-      if (result.status === 'rejected') failures.push(result.reason);
-      else if (result.value) {
-        held.push({ claim: result.value, claimSentAt, claimSentAtMs, claimedAtMs: Date.now() });
-      } else rest.push(runs[i]);
-    });
-    this.attemptAll(held, onWake, lane, early);
-    const alone = await Promise.all(
-      rest.map((run) =>
-        this.claimAlone(run, onWake).catch((error: unknown) => {
-          failures.push(error);
-          return null;
-        }),
-      ),
-    );
-    this.attemptAll(
-      alone.filter((h): h is HeldClaim => h !== null),
-      onWake,
-      lane,
-      early,
-    );
-    if (failures.length > 0) throw failures[0];
+    let attempting = 0;
+    try {
+      const failures: unknown[] = [];
+      const claimSentAt = performance.now();
+      const claimSentAtMs = Date.now();
+      // The targets the jobs name are read while the claims are made, not after them.
+      const early = this.readNamedTargets(runs);
+      // Each submit joins whatever this process is claiming at the moment (see `claims`).
+      const fast = await Promise.allSettled(runs.map((run) => this.claims.submit(run)));
+      const held: HeldClaim[] = [];
+      const rest: RunJob[] = [];
+      fast.forEach((result, i) => {
+        if (result.status === 'rejected') failures.push(result.reason);
+        else if (result.value) {
+          held.push({ claim: result.value, claimSentAt, claimSentAtMs, claimedAtMs: Date.now() });
+        } else rest.push(runs[i]);
+      });
+      attempting += this.attemptAll(held, onWake, lane, early);
+      const alone = await Promise.all(
+        rest.map((run) =>
+          this.claimAlone(run, onWake).catch((error: unknown) => {
+            failures.push(error);
+            return null;
+          }),
+        ),
+      );
+      attempting += this.attemptAll(
+        alone.filter((h): h is HeldClaim => h !== null),
+        onWake,
+        lane,
+        early,
+      );
+      if (failures.length > 0) throw failures[0];
+    } finally {
+      this.slots.release(lane, runs.length - attempting);
+    }
   }
 
   /**
-   * Starts the attempts of claimed runs. Their targets (of every tenant at once: one read for
-   * the batch, or none when the early read has them) load beside the attempts, not before the
-   * claims resolve: the fetch loop goes on to its next batch meanwhile.
+   * Starts the attempts of claimed runs, each in the slot its claim was sent in; returns how
+   * many. Their targets (of every tenant at once: one read for the batch, or none when the early
+   * read has them) load beside the attempts, not before the claims resolve: the fetch loop goes
+   * on to its next batch meanwhile.
    */
   private attemptAll(
     held: readonly HeldClaim[],
     onWake: (inMs: number) => void,
     lane: WorkerLane,
     early: EarlyTargetsRead | null,
-  ) {
-    if (held.length === 0) return;
+  ): number {
+    if (held.length === 0) return 0;
     const context = this.dispatchContext(held, early);
     for (const h of held) {
       const attempt = context.then(({ targets, traces }) =>
@@ -169,6 +163,7 @@ export class RunExecutor {
       );
       this.track(attempt, onWake, lane);
     }
+    return held.length;
   }
 
   /**
@@ -251,61 +246,6 @@ export class RunExecutor {
     return new Map(found.flatMap((traces) => [...traces]));
   }
 
-  /**
-   * Resolves once fewer than `limit` slots are in use (of `lane` only, if given): attempts in
-   * flight and slots reserved for runs being claimed.
-   */
-  async roomFor(limit: number, lane?: WorkerLane): Promise<void> {
-    while (this.inUse(lane) >= limit) await this.slotsChange();
-  }
-
-  /** Slots in use: attempts in flight and reserved slots (of `lane` only, if given). */
-  inUse(lane?: WorkerLane): number {
-    if (lane) return this.lanes.get(lane)!.size + this.reserved.get(lane)!;
-    return this.attempts.size + this.reserved.get('high')! + this.reserved.get('other')!;
-  }
-
-  /**
-   * Claims and starts `runs` (as start() does) in slots reserved for them while they are
-   * claimed, so that neither the fetch loop's room nor another reservation counts them free.
-   */
-  async startReserved(
-    runs: readonly RunJob[],
-    onWake: (inMs: number) => void,
-    lane: WorkerLane,
-  ): Promise<void> {
-    this.reserve(lane, runs.length);
-    try {
-      await this.start(runs, onWake, lane);
-    } finally {
-      this.reserve(lane, -runs.length);
-    }
-  }
-
-  /** Settles at the next change of the slots in use. */
-  slotsChange(): Promise<void> {
-    this.slotsChanged ??= changeSignal();
-    return this.slotsChanged.promise;
-  }
-
-  /** Calls `listener` whenever the slots in use change (one listener). */
-  watchSlots(listener: () => void): void {
-    this.onSlotsChanged = listener;
-  }
-
-  private reserve(lane: WorkerLane, runs: number): void {
-    this.reserved.set(lane, this.reserved.get(lane)! + runs);
-    this.slotsUpdated();
-  }
-
-  /** Every attempt's start and end: nothing is allocated unless someone waits or listens. */
-  private slotsUpdated(): void {
-    const changed = this.slotsChanged;
-    this.slotsChanged = null;
-    changed?.resolve();
-    this.onSlotsChanged?.();
-  }
-
   /** Resolves when every attempt in flight has ended (its run written under its fence). */
   async drain(): Promise<void> {
     while (this.attempts.size > 0) await Promise.all(this.attempts);
@@ -321,7 +261,6 @@ export class RunExecutor {
     onWake: (inMs: number) => void,
     lane: WorkerLane,
   ): void {
-    const inLane = this.lanes.get(lane)!;
     const tracked: Promise<void> = attempt
       .then((wake) => {
         if (wake !== null) onWake(wake);
@@ -331,12 +270,9 @@ export class RunExecutor {
       )
       .finally(() => {
         this.attempts.delete(tracked);
-        inLane.delete(tracked);
-        this.slotsUpdated();
+        this.slots.release(lane, 1);
       });
     this.attempts.add(tracked);
-    inLane.add(tracked);
-    this.slotsUpdated();
   }
 
   /**
@@ -607,11 +543,4 @@ interface EarlyTargetsRead {
 
 function targetKey(ref: { tenantId: string; targetId: string }): string {
   return `${ref.tenantId}/${ref.targetId}`;
-}
-
-/** A promise and what settles it (Promise.withResolvers, which Node 20 lacks). */
-function changeSignal(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((settle) => (resolve = settle));
-  return { promise, resolve };
 }

@@ -19,7 +19,8 @@ import {
   type RunJob,
   type RunsJob,
 } from '../queue';
-import { RunExecutor, type WorkerLane } from './run-executor';
+import { RunExecutor } from './run-executor';
+import type { WorkerLane, WorkerSlots } from './worker-slots';
 
 /** The least interval between two room reports to a poller in another process. */
 const ROOM_REPORT_MS = 20;
@@ -44,8 +45,6 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   private readonly wakeTimers = new Set<NodeJS.Timeout>();
   /** Told to stop: a fetched job's runs not yet claimed go back to the queue. */
   private stopping = false;
-  /** The slots outside the share reserved for `high` runs. */
-  private readonly otherSlots: number;
   private leaveHandoff: (() => void) | null = null;
   /** Handed-off jobs being claimed or deleted: a stop waits for them, as for the fetch loops. */
   private readonly handoffs = new Set<Promise<void>>();
@@ -60,8 +59,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     private readonly handoff: RunHandoff,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
-    const { concurrency, reservedHighSharePercent, batchSize } = config.worker;
-    this.otherSlots = concurrency - Math.floor((concurrency * reservedHighSharePercent) / 100);
+    const { batchSize } = config.worker;
     // As many jobs as a full fetch's runs fill (jobs carry up to QUEUE_RUNS_PER_JOB runs).
     const jobsAtOnce = Math.max(1, Math.floor(batchSize / config.queue.runsPerJob));
     const lane = (name: WorkerLane) =>
@@ -73,22 +71,17 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    const { concurrency, batchSize } = this.config.worker;
+    const { batchSize } = this.config.worker;
+    const { concurrency, otherSlots } = this.slots;
     // `high` runs may take every slot; the others never the reserved share, so a fleet saturated
     // by normal and low runs still has slots free the moment a high run is admitted.
-    const reserved = concurrency - this.otherSlots;
-    const otherSlots = this.otherSlots;
+    const reserved = concurrency - otherSlots;
     // A high batch fits the reserved slots, so it is fetched while the other lane is full.
     const highBatch = Math.min(batchSize, reserved > 0 ? reserved : concurrency);
     const otherBatch = Math.min(batchSize, otherSlots);
     this.workIds.push(
-      await this.consume(HIGH_RUNS_QUEUE, 'high', highBatch, () =>
-        this.executor.roomFor(Math.max(1, concurrency - highBatch + 1)),
-      ),
-      await this.consume(RUNS_QUEUE, 'other', otherBatch, async () => {
-        await this.executor.roomFor(Math.max(1, otherSlots - otherBatch + 1), 'other');
-        await this.executor.roomFor(Math.max(1, concurrency - otherBatch + 1));
-      }),
+      await this.consume(HIGH_RUNS_QUEUE, 'high', highBatch),
+      await this.consume(RUNS_QUEUE, 'other', otherBatch),
     );
     // The poller of this same process hands it runs directly (a pool's children are registered
     // by the pool, over their IPC channel).
@@ -135,19 +128,24 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     return this.workIds.length > 0;
   }
 
+  /** This worker's slots, shared by the fetch loops and the handed-off runs. */
+  private get slots(): WorkerSlots {
+    return this.executor.slots;
+  }
+
   /**
    * One fetch loop on `queue`, claiming `batchSize` runs at a time: a fetch takes four times as
    * many jobs as that many runs fill when each carries QUEUE_RUNS_PER_JOB. pg-boss sleeps a
    * polling interval after every fetch unless the fetch came back full (burstWhenBatchFull):
    * fetch batches, so a backlog drains continuously instead of one job per loop per poll. The
    * handler returns once the runs are claimed (the jobs are then deleted); the attempts go on.
-   * It fetches again only when `room` says there is room for another batch.
+   * It fetches again only once `lane` has room for another batch; the fetched runs still take
+   * their slots before their claim (handed-off runs may have taken that room meanwhile).
    */
   private async consume(
     queue: string,
     lane: WorkerLane,
     batchSize: number,
-    room: () => Promise<void>,
   ): Promise<{ queue: string; id: string }> {
     const worker = this.config.worker;
     // Jobs carry up to runsPerJob runs but often fewer (what one admission round or dispatch
@@ -173,17 +171,13 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
         // QUEUE_RUNS_PER_JOB above WORKER_BATCH_SIZE, or a worker of a few slots): the rest
         // wait for room here, their job held, so the slots are never oversubscribed.
         for (let from = 0; from < runs.length; from += batchSize) {
-          if (from > 0) {
-            await room();
-            // Stopping: the rest go back to the queue (a retried job; what this worker claimed
-            // of it is refused then, as a run's second job is).
-            if (this.stopping) throw new WorkerStopping(runs.length - from);
+          const slice = runs.slice(from, from + batchSize);
+          // Stopping: the rest go back to the queue (a retried job; what this worker claimed
+          // of it is refused then, as a run's second job is).
+          if (!(await this.slots.take(lane, slice.length, Infinity, () => this.stopping))) {
+            throw new WorkerStopping(runs.length - from);
           }
-          await this.executor.start(
-            runs.slice(from, from + batchSize),
-            (inMs) => this.wakeIn(inMs),
-            lane,
-          );
+          await this.executor.start(slice, (inMs) => this.wakeIn(inMs), lane);
         }
         // Claimed: the jobs have done their work. A failed delete leaves them to pg-boss's
         // completion and its retention (QUEUE_FINISHED_JOB_RETENTION_SECONDS).
@@ -192,7 +186,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
           .catch((error: unknown) =>
             this.logger.warn({ err: errorSummary(error) }, 'run jobs not deleted'),
           );
-        await room();
+        await this.slots.whenFree(lane, batchSize);
       },
     );
     return { queue, id };
@@ -200,8 +194,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
 
   /** Free slots now: any for a `high` run, those outside the reserved share for the others. */
   room(): HandoffRoom {
-    const high = this.config.worker.concurrency - this.executor.inUse();
-    return { high, other: Math.min(high, this.otherSlots - this.executor.inUse('other')) };
+    return this.slots.room();
   }
 
   /**
@@ -210,7 +203,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
    */
   reportRoom(report: (room: HandoffRoom) => void): void {
     let pending: NodeJS.Timeout | null = null;
-    this.executor.watchSlots(() => {
+    this.slots.watch(() => {
       if (pending) return;
       pending = setTimeout(() => {
         pending = null;
@@ -249,12 +242,12 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     const done = handed.map(() => undefined);
     const runs = handed.flatMap(({ job }) => job.runs);
     const deadline = Math.min(...handed.map((h) => h.deadline));
-    if (this.stopping || !(await this.roomBy(lane, runs.length, deadline))) {
+    if (!(await this.slots.take(lane, runs.length, deadline, () => this.stopping))) {
       this.lifecycle.emit({ kind: 'handoff.released', runs: runs.length });
       return done;
     }
     try {
-      await this.executor.startReserved(runs, (inMs) => this.wakeIn(inMs), lane);
+      await this.executor.start(runs, (inMs) => this.wakeIn(inMs), lane);
     } catch (error) {
       this.logger.warn({ err: errorSummary(error) }, 'handed-off runs left to the queue');
       return done;
@@ -271,21 +264,6 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       .finally(() => this.handoffs.delete(deleted));
     this.handoffs.add(deleted);
     return done;
-  }
-
-  /** Whether `lane` has room for `runs` by `deadline` (epoch ms), waiting for it until then. */
-  private async roomBy(lane: WorkerLane, runs: number, deadline: number): Promise<boolean> {
-    while (this.room()[lane] < runs) {
-      const left = deadline - Date.now();
-      if (left <= 0 || this.stopping) return false;
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        this.executor.slotsChange(),
-        new Promise<void>((done) => (timer = setTimeout(done, left))),
-      ]);
-      clearTimeout(timer);
-    }
-    return true;
   }
 
   /**
