@@ -173,8 +173,10 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
         for (let from = 0; from < runs.length; from += batchSize) {
           const slice = runs.slice(from, from + batchSize);
           // Stopping: the rest go back to the queue (a retried job; what this worker claimed
-          // of it is refused then, as a run's second job is).
-          if (!(await this.slots.take(lane, slice.length, Infinity, () => this.stopping))) {
+          // of it is refused then, as a run's second job is). The first slice is claimed (a
+          // fetched job is not spent on a retry for nothing).
+          const abandon = () => from > 0 && this.stopping;
+          if (!(await this.slots.take(lane, slice.length, Infinity, abandon))) {
             throw new WorkerStopping(runs.length - from);
           }
           await this.executor.start(slice, (inMs) => this.wakeIn(inMs), lane);
