@@ -30,11 +30,29 @@ export function assertValidTimezone(name: string): void {
 /** The zone's UTC offset (in ms, positive east of Greenwich) at an instant. */
 export type OffsetFn = (instantMs: number) => number;
 
+/** Zones whose offset has always been 0: no rules to consult. */
+const ALWAYS_UTC = new Set(['UTC', 'Etc/UTC', 'Etc/GMT', 'GMT']);
+
+/**
+ * Each zone's last answer. A zone's offset costs luxon an Intl formatting (about 10 us), and a
+ * dispatch asks it for every run of a batch, most of them at one instant (a flood, a crowded
+ * minute): the same instant in the same zone is answered once. Exact, since it is keyed by the
+ * instant itself; bounded by the number of zones.
+ */
+const lastOffsets = new Map<string, { instantMs: number; offsetMs: number }>();
+
 export function zoneOffsetFn(timezone: string): OffsetFn {
   assertValidTimezone(timezone);
+  if (ALWAYS_UTC.has(timezone)) return () => 0;
   const zone = IANAZone.create(timezone);
-  // luxon reports minutes, derived from whole-second wall readings; round away float noise.
-  return (instantMs) => Math.round(zone.offset(instantMs) * 60_000);
+  return (instantMs) => {
+    const last = lastOffsets.get(timezone);
+    if (last?.instantMs === instantMs) return last.offsetMs;
+    // luxon reports minutes, derived from whole-second wall readings; round away float noise.
+    const offsetMs = Math.round(zone.offset(instantMs) * 60_000);
+    lastOffsets.set(timezone, { instantMs, offsetMs });
+    return offsetMs;
+  };
 }
 
 /** ISO-8601 wall time with offset (seconds, no milliseconds) of `at` in `timezone`. */
