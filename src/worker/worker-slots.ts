@@ -60,15 +60,11 @@ export class WorkerSlots {
       if (this.tryTake(lane, count)) return true;
       const left = deadline - Date.now();
       if (left <= 0) return false;
-      if (!Number.isFinite(left)) {
-        await this.change();
-        continue;
-      }
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        this.change(),
-        new Promise<void>((done) => (timer = setTimeout(done, left))),
-      ]);
+      const late = Number.isFinite(left)
+        ? new Promise<void>((done) => (timer = setTimeout(done, left)))
+        : null;
+      await (late ? Promise.race([this.change(), late]) : this.change());
       clearTimeout(timer);
     }
   }
