@@ -52,7 +52,7 @@ describe('worker: the targets a batch names are read beside its claims', () => {
     });
     const target = await targetAt('/early');
     const schedule = await w.createSchedule(target, {
-      runAt: new Date(Date.now() + 300).toISOString(),
+      runAt: new Date(Date.now() + 2000).toISOString(),
     });
     const [run] = (await eventually(async () => {
       const res = await w.auth(w.t.http.get(`/schedules/${schedule}/runs`));
