@@ -12,6 +12,16 @@ export interface HandoffRoom {
 export const NO_ROOM: HandoffRoom = { high: 0, other: 0 };
 
 /**
+ * The room `capacity` leaves once `used` is taken: every slot counts against `high` runs, only
+ * the other lane's against the others (never more than is free at all). The one rule for a
+ * worker's own slots (WorkerSlots) and for a pool child as the poller estimates it.
+ */
+export function roomLeft(capacity: HandoffRoom, used: HandoffRoom): HandoffRoom {
+  const high = capacity.high - used.high - used.other;
+  return { high, other: Math.min(high, capacity.other - used.other) };
+}
+
+/**
  * A worker beside the poller that takes dispatched runs directly: the worker role in this
  * process, or a worker process of this service's pool (over its IPC channel).
  */

@@ -1,3 +1,3 @@
 export { HandoffModule } from './handoff.module';
-export { NO_ROOM, type HandoffReceiver, type HandoffRoom } from './handoff-receiver';
+export { NO_ROOM, roomLeft, type HandoffReceiver, type HandoffRoom } from './handoff-receiver';
 export { RunHandoff, type PendingHandoff } from './run-handoff';

@@ -60,11 +60,10 @@ export class RunJobsRepository {
       runs.map((job) => ({ job })),
       this.config.queue.runsPerJob,
     ).map(({ queue, runs: jobRuns }) => ({ queue, id: randomUUID(), runs: jobRuns }));
-    const byQueue = new Map<string, HandedOffJob[]>();
-    for (const job of handed) byQueue.set(job.queue, [...(byQueue.get(job.queue) ?? []), job]);
     // pg-boss adds a number of seconds to its clock at the insert (job_now() + interval).
     const startAfter = graceMs / 1000;
-    for (const [queue, jobs] of byQueue) {
+    for (const queue of new Set(handed.map((job) => job.queue))) {
+      const jobs = handed.filter((job) => job.queue === queue);
       await this.queue.boss.insert(
         queue,
         jobs.map((job) => ({ id: job.id, data: { runs: job.runs }, startAfter })),

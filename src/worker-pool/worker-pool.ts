@@ -1,5 +1,5 @@
 import { type ChildProcess, fork } from 'node:child_process';
-import { NO_ROOM, type HandoffReceiver, type HandoffRoom } from '../handoff';
+import { NO_ROOM, roomLeft, type HandoffReceiver, type HandoffRoom } from '../handoff';
 import type { Lifecycle } from '../observability';
 import { HIGH_RUNS_QUEUE, type HandedOffJob } from '../queue';
 import { isPoolMessage, type ProcessMetrics, WORKER_PROCESS_FLAG } from './pool-message';
@@ -49,8 +49,7 @@ export class ChildReceiver implements HandoffReceiver {
   }
 
   room(): HandoffRoom {
-    const high = this.reported.high - this.handedSince.high - this.handedSince.other;
-    return { high, other: Math.min(high, this.reported.other - this.handedSince.other) };
+    return roomLeft(this.reported, this.handedSince);
   }
 
   take(jobs: readonly HandedOffJob[]): void {

@@ -1,4 +1,4 @@
-import type { HandoffRoom } from '../handoff';
+import { roomLeft, type HandoffRoom } from '../handoff';
 
 /** Which queue a batch of jobs came from: `high` runs', or everyone else's. */
 export type WorkerLane = 'high' | 'other';
@@ -29,8 +29,7 @@ export class WorkerSlots {
 
   /** Free slots now: any for a `high` run, those outside the reserved share for the others. */
   room(): HandoffRoom {
-    const high = this.limits.concurrency - this.used.high - this.used.other;
-    return { high, other: Math.min(high, this.otherSlots - this.used.other) };
+    return roomLeft({ high: this.limits.concurrency, other: this.otherSlots }, this.used);
   }
 
   /** Slots in use, of `lane` only if given. */
