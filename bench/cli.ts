@@ -1,3 +1,4 @@
+import { SCHEDULE_LIMITS } from '../src/schedules/schedule-limits';
 import { NOISY_PHASES, type BenchFlags, type NoisyPhase, type SoakFlags } from './context';
 
 export const SCENARIOS = [
@@ -56,6 +57,8 @@ Flags:
                           instead of seeding it with SQL before the window
   --burst 10000 / --big   burst size(s); --big (and all) adds 100,000
   --burst-repeat 1        burst: instants of that size, --burst-gap-seconds 20 apart (idle between)
+  --payload-bytes 0       burst: each job's payload, that many bytes of incompressible JSON
+                          (at most 65,536, the API's limit; 0: {})
   --schedules 1000000     scale: background schedules; creates: the big tenant's
   --scale-rate 50         scale: due load
   --create-seconds 15     creates: judged seconds per tenant and of batches
@@ -104,6 +107,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     'burst',
     'burst-repeat',
     'burst-gap-seconds',
+    'payload-bytes',
     'schedules',
     'scale-rate',
     'peer-schedules',
@@ -152,6 +156,11 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
     values.has(name) ? wholeNumber(name, values.get(name)!, least) : fallback;
 
   const all = named.includes('all');
+  const payloadBytes = one('payload-bytes', 0, 0);
+  if (payloadBytes > SCHEDULE_LIMITS.maxPayloadBytes)
+    throw new Error(
+      `--payload-bytes: at most ${SCHEDULE_LIMITS.maxPayloadBytes} (the API's limit)`,
+    );
   const burst = list('burst', [10_000]);
   // `all` judges every throughput target, the 100,000-run instant among them.
   if ((switches.has('big') || all) && !burst.includes(100_000)) burst.push(100_000);
@@ -167,6 +176,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       burst,
       burstRepeat: one('burst-repeat', 1),
       burstGapSeconds: one('burst-gap-seconds', 20),
+      burstPayloadBytes: payloadBytes,
       scaleSchedules: one('schedules', 1_000_000),
       scaleRate: one('scale-rate', 50),
       peerSchedules: one('peer-schedules', 100),

@@ -29,6 +29,11 @@ export interface BenchFlags {
    */
   burstRepeat: number;
   burstGapSeconds: number;
+  /**
+   * Burst: each job's payload, about this many bytes of incompressible JSON (0: `{}`). What a
+   * large payload costs the instant: the claim reads it and the call sends it.
+   */
+  burstPayloadBytes: number;
   /** Background schedules for the scale scenario (the comparison point is 10,000). */
   scaleSchedules: number;
   /** Rate of the due load in the scale scenario, occurrences/s. */

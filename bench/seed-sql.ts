@@ -13,6 +13,8 @@ export interface SeedRow {
   dueAt: Date;
   /** The schedule's priority (its runs' admission order and queue); default `normal`. */
   priority?: 'high' | 'normal' | 'low';
+  /** The schedule's payload as JSON text; default `{}`. */
+  payload?: string;
 }
 
 /**
@@ -47,6 +49,7 @@ export async function seedSchedules(
         runAt: [] as Array<string | null>,
         due: [] as string[],
         priority: [] as string[],
+        payload: [] as string[],
       };
       for (let i = 0; i < n; i++) {
         const r = row(done + i);
@@ -60,19 +63,20 @@ export async function seedSchedules(
         cols.runAt.push(r.cron ? null : r.dueAt.toISOString());
         cols.due.push(r.dueAt.toISOString());
         cols.priority.push(r.priority ?? 'normal');
+        cols.payload.push(r.payload ?? '{}');
       }
       await client.query('BEGIN');
       await client.query(
         `INSERT INTO schedules (id, tenant_id, name, target_id, status, kind, cron, timezone, run_at,
                                 next_due_at, missed_run_policy, max_catch_up, overlap_policy,
                                 retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms,
-                                retry_deadline_seconds, priority)
+                                retry_deadline_seconds, priority, payload)
          SELECT x.id, x.tenant, 'seeded', x.target, 'active', x.kind, x.cron,
                 CASE WHEN x.cron IS NULL THEN NULL ELSE 'UTC' END, x.run_at, x.due,
-                'all', 1000, 'allow', 3, 1000, 300000, 3600, x.priority
+                'all', 1000, 'allow', 3, 1000, 300000, 3600, x.priority, x.payload::jsonb
            FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[],
-                       $6::timestamptz[], $7::timestamptz[], $8::text[])
-                AS x(id, tenant, target, kind, cron, run_at, due, priority)`,
+                       $6::timestamptz[], $7::timestamptz[], $8::text[], $9::text[])
+                AS x(id, tenant, target, kind, cron, run_at, due, priority, payload)`,
         [
           cols.id,
           cols.tenant,
@@ -82,6 +86,7 @@ export async function seedSchedules(
           cols.runAt,
           cols.due,
           cols.priority,
+          cols.payload,
         ],
       );
       await client.query(

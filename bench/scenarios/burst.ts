@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import {
   analyze,
   lagByInstant,
@@ -27,9 +28,13 @@ async function burst(ctx: BenchContext, size: number): Promise<ScenarioResult> {
   sink.reset();
   const repeat = flags.burstRepeat;
   const gapMs = flags.burstGapSeconds * 1000;
+  const payload = payloadOf(flags.burstPayloadBytes);
   const label =
     `burst ${size.toLocaleString('en')}` +
-    (repeat > 1 ? ` ×${repeat}, ${flags.burstGapSeconds} s apart` : '');
+    (repeat > 1 ? ` ×${repeat}, ${flags.burstGapSeconds} s apart` : '') +
+    (flags.burstPayloadBytes > 0
+      ? `, ${flags.burstPayloadBytes.toLocaleString('en')}-byte payloads`
+      : '');
   console.log(
     `\n== ${label}: one-time jobs due at one instant` +
       (repeat > 1 ? `, ${repeat} instants with the service idle between them` : '') +
@@ -52,6 +57,7 @@ async function burst(ctx: BenchContext, size: number): Promise<ScenarioResult> {
         targetId: tenant.targetId,
         cron: null,
         dueAt: new Date(instantOf(i)),
+        payload,
       };
     });
     const expected: ExpectedOccurrence[] = ids.map((scheduleId, i) => ({
@@ -141,4 +147,18 @@ function describeInstants(
     ({ lag }, k) => `#${k + 1} ${ms(lag?.p50)}/${ms(lag?.p99)}/${ms(lag?.max)}`,
   );
   return `lag p50/p99/max by instant (ms): ${parts.join(', ')}`;
+}
+
+/**
+ * A payload of about `bytes` bytes as JSON text ({} for 0): random base64, so Postgres cannot
+ * compress it away in storage and every read pays for the whole of it. One for every job.
+ */
+function payloadOf(bytes: number): string {
+  if (bytes <= 0) return '{}';
+  const envelope = '{"blob":""}'.length;
+  const chars = Math.max(0, bytes - envelope);
+  const blob = randomBytes(Math.ceil((chars * 3) / 4))
+    .toString('base64')
+    .slice(0, chars);
+  return JSON.stringify({ blob });
 }

@@ -2,7 +2,12 @@ import type { NewOccurrence } from '../occurrences';
 import { planNewRun, type ActiveRuns } from '../overlap';
 import { nextOccurrence, Occurrence, occurrencesBetween, toLocalIso } from '../recurrence';
 import type { SkipReason } from '../run-vocabulary';
-import { plannedFireAt, recurrenceSpec, type Schedule, type ScheduleStatus } from '../schedules';
+import {
+  plannedFireAt,
+  recurrenceSpec,
+  type DispatchSchedule,
+  type ScheduleStatus,
+} from '../schedules';
 
 /** How many instants one due entry may expand to before older ones are only counted. */
 export const MAX_INSTANTS_PER_ENTRY = 1000;
@@ -34,7 +39,7 @@ export interface DispatchPlan {
  * one transaction.
  */
 export function planDispatch(
-  schedule: Schedule,
+  schedule: DispatchSchedule,
   dueAt: Date,
   now: Date,
   runs: ActiveRuns,
@@ -130,14 +135,14 @@ export function planDispatch(
 }
 
 /** The start deadline runs from the planned fire instant (the nominal one without a window). */
-function pastStartDeadline(schedule: Schedule, occurrence: Occurrence, now: Date): boolean {
+function pastStartDeadline(schedule: DispatchSchedule, occurrence: Occurrence, now: Date): boolean {
   const deadline = schedule.startDeadlineSeconds;
   return (
     deadline !== null && now.getTime() > firesAt(schedule, occurrence).getTime() + deadline * 1000
   );
 }
 
-function firesAt(schedule: Schedule, occurrence: Occurrence): Date {
+function firesAt(schedule: DispatchSchedule, occurrence: Occurrence): Date {
   return plannedFireAt(schedule.id, occurrence.at, schedule.flexibleWindowSeconds);
 }
 
@@ -149,7 +154,7 @@ function firesAt(schedule: Schedule, occurrence: Occurrence): Date {
  * yet is left for the next entry: a run never fires before its planned instant.
  */
 function dueInstants(
-  schedule: Schedule,
+  schedule: DispatchSchedule,
   dueAt: Date,
   now: Date,
 ): { list: Occurrence[]; olderUncounted: number; after: Date } {
@@ -188,7 +193,7 @@ function dueInstants(
 }
 
 function row(
-  schedule: Schedule,
+  schedule: DispatchSchedule,
   occurrence: Occurrence,
   state: 'QUEUED' | 'SKIPPED',
   reason: SkipReason | null,
@@ -213,7 +218,7 @@ function row(
 }
 
 function next(
-  schedule: Schedule,
+  schedule: DispatchSchedule,
   now: Date,
   after: Date,
 ): { nextDueAt: Date | null; nextFiresAt: Date | null; status: ScheduleStatus } {

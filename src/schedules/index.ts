@@ -7,6 +7,7 @@ export {
   SCHEDULE_STATUSES,
   type MissedRunPolicy,
   type PauseReason,
+  type DispatchSchedule,
   type RetryPolicy,
   type Schedule,
   type ScheduleDefinition,

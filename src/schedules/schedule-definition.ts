@@ -430,7 +430,9 @@ function windowProblems(
   ];
 }
 
-export function recurrenceSpec(definition: ScheduleDefinition): RecurrenceSpec | null {
+export function recurrenceSpec(
+  definition: Pick<ScheduleDefinition, 'timing' | 'startAt' | 'endAt' | 'excludedDates'>,
+): RecurrenceSpec | null {
   const { timing } = definition;
   if (timing.kind === 'once') return null;
   const bounds = {

@@ -2,6 +2,7 @@ import type { OverlapPolicy } from '../overlap';
 import type { RunPriority } from '../run-vocabulary';
 import type { DstPolicy } from '../recurrence';
 import type {
+  DispatchSchedule,
   MissedRunPolicy,
   PauseReason,
   Schedule,
@@ -49,15 +50,22 @@ export function definitionColumns(definition: ScheduleDefinition): Partial<Sched
 
 export function toSchedule(row: ScheduleEntity): Schedule {
   return {
+    ...toDispatchSchedule(row),
+    payload: row.payload as Record<string, unknown>,
+    labels: row.labels as Record<string, string>,
+  };
+}
+
+/** A schedule as the poller reads it to dispatch (LOCK_SCHEDULES_FOR_DISPATCH's columns). */
+export function toDispatchSchedule(row: ScheduleEntity): DispatchSchedule {
+  return {
     id: row.id,
     tenantId: row.tenantId,
     revision: row.revision,
     status: row.status as ScheduleStatus,
     name: row.name,
     targetId: row.targetId,
-    payload: row.payload as Record<string, unknown>,
     timing: timingOf(row),
-    labels: row.labels as Record<string, string>,
     excludeDates: row.calendarId ? [] : row.excludedDates,
     calendarId: row.calendarId,
     excludedDates: row.excludedDates,

@@ -101,5 +101,13 @@ export interface Schedule extends ScheduleDefinition {
   updatedAt: Date;
 }
 
+/**
+ * What the poller reads of a schedule to dispatch it: all of it but what only its runs' calls
+ * (the payload, read by the claim) and the API (labels) need. A payload is up to 64 KiB of
+ * JSON that Postgres would send and `pg` parse on the poller's event loop for every due entry
+ * of a batch, for nothing.
+ */
+export type DispatchSchedule = Omit<Schedule, 'payload' | 'labels'>;
+
 /** Statuses that still count against maxActiveSchedules and may still fire. */
 export const LIVE_STATUSES: readonly ScheduleStatus[] = ['active', 'paused'];

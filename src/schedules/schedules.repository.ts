@@ -1,8 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { SqlRunner, type Row, type Tx } from '../database';
 import type { RunPriority } from '../run-vocabulary';
-import { PauseReason, Schedule, ScheduleDefinition, ScheduleStatus } from './schedule';
-import { definitionColumns, toSchedule } from './schedule.mapper';
+import {
+  DispatchSchedule,
+  PauseReason,
+  Schedule,
+  ScheduleDefinition,
+  ScheduleStatus,
+} from './schedule';
+import { definitionColumns, toDispatchSchedule, toSchedule } from './schedule.mapper';
 import { ScheduleEntity } from './schedule.entity';
 import type { SlotRelease } from './schedule-quota.repository';
 import {
@@ -269,11 +275,11 @@ export class SchedulesRepository {
   }
 
   /** Locks and reads the given schedules for dispatch; ones locked by an edit are left out. */
-  async lockForDispatch(tx: Tx, ids: readonly string[]): Promise<Map<string, Schedule>> {
+  async lockForDispatch(tx: Tx, ids: readonly string[]): Promise<Map<string, DispatchSchedule>> {
     if (ids.length === 0) return new Map();
     const raw = await this.sql.rows(LOCK_SCHEDULES_FOR_DISPATCH, [ids], tx);
     const columns = this.columns(tx);
-    const schedules = raw.map((row) => toSchedule(fromRaw(columns, row)));
+    const schedules = raw.map((row) => toDispatchSchedule(fromRaw(columns, row)));
     return new Map(schedules.map((s) => [s.id, s]));
   }
 

@@ -19,6 +19,7 @@ import { DstPolicy, nextOccurrences, Occurrence, toLocalIso } from '../recurrenc
 import { TargetsService } from '../targets';
 import type { Tenant } from '../tenants';
 import {
+  DispatchSchedule,
   LIVE_STATUSES,
   PauseReason,
   Schedule,
@@ -447,7 +448,7 @@ export class SchedulesService {
   }
 
   /** The poller's side of dispatch: lock the due schedules (edits are skipped), then advance. */
-  lockForDispatch(tx: Tx, ids: readonly string[]): Promise<Map<string, Schedule>> {
+  lockForDispatch(tx: Tx, ids: readonly string[]): Promise<Map<string, DispatchSchedule>> {
     return this.schedules.lockForDispatch(tx, ids);
   }
 

@@ -61,6 +61,20 @@ export const SELECT_SCHEDULES = `
 export const LOCK_SCHEDULE = `SELECT id FROM schedules WHERE tenant_id = $1 AND id = $2 FOR UPDATE`;
 
 /**
+ * What dispatch reads of a schedule (DispatchSchedule): every column but the payload (up to
+ * 64 KiB of JSON, read by the claim) and the labels (the API's). A column added to schedules
+ * belongs here unless dispatch has no use for it (a test holds the two lists together).
+ */
+export const DISPATCH_SCHEDULE_COLUMNS = `
+  id, tenant_id, name, target_id, revision, status, kind, run_at, cron, timezone,
+  dst_nonexistent, dst_repeated, start_at, end_at, missed_run_policy, max_catch_up,
+  overlap_policy, retry_max_attempts, retry_initial_delay_ms, retry_max_delay_ms,
+  retry_deadline_seconds, next_due_at, created_at, updated_at, priority, start_deadline_seconds,
+  flexible_window_seconds, trace_parent, every_seconds, anchor_at, excluded_dates, calendar_id,
+  max_runs, run_count, pause_after_failures, failures_counted_from, paused_reason, paused_note,
+  late_after_seconds, created_by_key_id`;
+
+/**
  * The poller locks the schedules of the entries it is dispatching. SKIP LOCKED: a schedule
  * being edited right now is left for the next round (the edit rewrites its entry anyway), and
  * the poller never waits on an edit that waits on it. Each schedule is one primary-key probe
@@ -71,7 +85,7 @@ export const LOCK_SCHEDULE = `SELECT id FROM schedules WHERE tenant_id = $1 AND 
 export const LOCK_SCHEDULES_FOR_DISPATCH = `
   SELECT s.*
     FROM unnest($1::uuid[]) AS wanted(id)
-   ${rowById('schedules', 's', 'wanted.id', '*', { lock: 'FOR UPDATE SKIP LOCKED' })}`;
+   ${rowById('schedules', 's', 'wanted.id', DISPATCH_SCHEDULE_COLUMNS, { lock: 'FOR UPDATE SKIP LOCKED' })}`;
 
 /**
  * Moves a batch of schedules on after dispatch, each only if its revision is still the one the
