@@ -10,6 +10,9 @@ import {
 } from '../../src/database';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
+/** The net.Socket methods a flush of written chunks goes through. */
+type SocketFlushes = Record<'_write' | '_writev', (...args: unknown[]) => unknown>;
+
 /** PrimaryClient against a real server: the session it hands out, and the ones it refuses. */
 describe('PrimaryClient', () => {
   let database: TestDatabase;
@@ -60,6 +63,54 @@ describe('PrimaryClient', () => {
     await client.query({ name: 'round-trip-probe', text: 'SELECT $1::int AS n', values: [3] });
     expect(databaseRoundTrips() - before).toBe(3);
     await client.end();
+  });
+
+  it('sends the statements written in one tick in one socket write, answered in order', async () => {
+    const locator = primaryLocatorFor(database.url, {
+      connectTimeoutMs: 2000,
+      primaryCheckIntervalMs: 60_000,
+    });
+    const client = new PrimaryClient({
+      connectionString: database.url,
+      primaryLocator: locator,
+      pipeline: true,
+    } as ConstructorParameters<typeof PrimaryClient>[0]);
+    await client.connect();
+    // The socket's flushes: one per write the kernel sees (a corked socket flushes its chunks
+    // in one _writev).
+    const socket = (client as unknown as { connection: { stream: SocketFlushes } }).connection
+      .stream;
+    let flushes = 0;
+    for (const method of ['_write', '_writev'] as const) {
+      const original = socket[method].bind(socket);
+      socket[method] = ((...args: unknown[]) => {
+        flushes++;
+        return (original as (...a: unknown[]) => unknown)(...args);
+      }) as never;
+    }
+    try {
+      // A transaction as SqlRunner writes one: BEGIN, statements, COMMIT, none waiting.
+      const answers = Promise.all([
+        client.query('BEGIN'),
+        client.query('SELECT $1::int AS n', [1]),
+        client.query({ name: 'one-write-probe', text: 'SELECT $1::int AS n', values: [2] }),
+        client.query('SELECT $1::text AS t', ['three']),
+        client.query('COMMIT'),
+      ]);
+      const [, one, two, three, commit] = await answers;
+      expect(flushes).toBe(1);
+      expect([one.rows[0].n, two.rows[0].n, three.rows[0].t, commit.command]).toEqual([
+        1,
+        2,
+        'three',
+        'COMMIT',
+      ]);
+      // A statement written after an answer is its own write.
+      await client.query('SELECT 1');
+      expect(flushes).toBe(2);
+    } finally {
+      await client.end();
+    }
   });
 
   it('gives a client it cannot build (pg-boss LISTEN) a socket to the primary, whatever its URL says', async () => {
