@@ -126,7 +126,11 @@ describe('the handoff of dispatched runs to the worker beside the poller', () =>
         runAt: new Date(Date.now() + 1000).toISOString(),
       });
       const runId = await runOf(w, scheduleId);
-      expect(dropped.flatMap((job) => job.runs.map((run) => run.runId))).toEqual([runId]);
+      // Handed over once its dispatch's COMMIT is answered, which may reach the poller after
+      // the run's row is seen committed on another connection.
+      await eventually(() =>
+        expect(dropped.flatMap((job) => job.runs.map((run) => run.runId))).toEqual([runId]),
+      );
       // Its job waits out the grace: nobody fetches it before.
       const [job] = await w.db.query(
         `SELECT state, extract(epoch FROM start_after) * 1000 AS fetchable_at
