@@ -107,14 +107,14 @@ export class PrimaryClient extends Client {
   }
 
   /**
-   * The statements written in one burst of synchronous work (this tick and the promise jobs it
-   * runs) leave in one write: a transaction's BEGIN with its first statement, the statements a
-   * repository sends together, the last ones with the COMMIT. pg writes each statement's messages
-   * as soon as it is called, one socket write each, and every write wakes the server's process
-   * for that statement alone; on a 2-core host the statements of a run cost as many wake-ups as
-   * writes. Held only until the synchronous work that writes them ends (process.nextTick; inside a
-   * promise job, once the promise jobs queued then have run too), so no statement waits for
-   * anything but the code that writes the ones beside it.
+   * The statements written by one stretch of synchronous code leave in one socket write: a
+   * transaction's BEGIN with its first statement, the statements a repository sends together,
+   * the last ones with the COMMIT. pg writes each statement's messages as soon as it is called,
+   * one socket write each, and every write wakes the server's process for that statement alone;
+   * on a 2-core host the statements of a run cost as many wake-ups as writes. Held only until
+   * that code ends (process.nextTick; inside a promise job, once the promise jobs queued then
+   * have run too), so no statement waits for anything but the code that writes the ones beside
+   * it.
    */
   private holdWritesForThisTick(): void {
     const socket = this.connection.stream as Partial<Socket>;
