@@ -2,7 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { ADMIT_WAITING } from '../../src/admission/admission.sql';
 import { oneTimeSchedulesBySql } from '../support/sql-seed';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import {
+  closeTestDatabase,
+  connectTestDatabase,
+  type TestDatabase,
+} from '../support/test-database';
 
 /** The chunk the tests ask for: one second of a 10/s rate, 10 tokens. */
 const CHUNK_MS = 1000;
@@ -20,16 +24,8 @@ describe('admission: a rate-bound tenant is admitted in chunks of its rate', () 
   let db: TestDatabase;
   let client: Client;
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    client = new Client({ connectionString: db.url });
-    await client.connect();
-  });
-
-  afterAll(async () => {
-    await client?.end();
-    await db?.drop();
-  });
+  beforeAll(async () => ({ db, client } = await connectTestDatabase()));
+  afterAll(() => closeTestDatabase({ db, client }));
 
   /**
    * A tenant (its id) with `tokens` banked just now and `runs` waiting for its rate (`high` of

@@ -4,7 +4,11 @@ import {
   LOCK_SCHEDULES_FOR_DISPATCH,
 } from '../../src/schedules/schedules.sql';
 import { SCHEDULE_LIMITS } from '../../src/schedules';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import {
+  closeTestDatabase,
+  connectTestDatabase,
+  type TestDatabase,
+} from '../support/test-database';
 
 /**
  * The poller reads each due schedule's row under its lock. It reads the columns dispatch plans
@@ -18,16 +22,8 @@ describe('what dispatch reads of a schedule', () => {
   let db: TestDatabase;
   let client: Client;
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    client = new Client({ connectionString: db.url });
-    await client.connect();
-  });
-
-  afterAll(async () => {
-    await client?.end();
-    await db?.drop();
-  });
+  beforeAll(async () => ({ db, client } = await connectTestDatabase()));
+  afterAll(() => closeTestDatabase({ db, client }));
 
   const dispatchColumns = () =>
     DISPATCH_SCHEDULE_COLUMNS.split(',')

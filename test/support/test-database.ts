@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
 import { adminQuery, SERVER_URL_ENV, TEMPLATE_ENV, withDatabaseName } from './test-postgres';
 
 export interface TestDatabase {
@@ -22,4 +23,26 @@ export async function createTestDatabase(options: { empty?: boolean } = {}): Pro
     name,
     drop: () => adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
   };
+}
+
+/** A fresh database (createTestDatabase) and one client connected to it, for a file's own SQL. */
+export async function connectTestDatabase(): Promise<{ db: TestDatabase; client: Client }> {
+  const db = await createTestDatabase();
+  const client = new Client({ connectionString: db.url });
+  try {
+    await client.connect();
+  } catch (error) {
+    await db.drop();
+    throw error;
+  }
+  return { db, client };
+}
+
+/** Ends what connectTestDatabase opened (either is missing if the opening failed). */
+export async function closeTestDatabase(opened: {
+  db?: TestDatabase;
+  client?: Client;
+}): Promise<void> {
+  await opened.client?.end();
+  await opened.db?.drop();
 }
