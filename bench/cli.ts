@@ -58,7 +58,7 @@ Flags:
   --burst 10000 / --big   burst size(s); --big (and all) adds 100,000
   --burst-repeat 1        burst: instants of that size, --burst-gap-seconds 20 apart (idle between)
   --payload-bytes 0       burst: each job's payload, that many bytes of incompressible JSON
-                          (at most 65,536, the API's limit; 0: {})
+                          (at most ${SCHEDULE_LIMITS.maxPayloadBytes}, the API's limit; 0: {})
   --schedules 1000000     scale: background schedules; creates: the big tenant's
   --scale-rate 50         scale: due load
   --create-seconds 15     creates: judged seconds per tenant and of batches

@@ -28,12 +28,13 @@ describe('PrimaryClient', () => {
     await database.drop();
   });
 
-  const connect = async (url = database.url) => {
+  /** `pipeline`: statements written without waiting for answers, as the service's pools do. */
+  const connect = async (url = database.url, { pipeline = false } = {}) => {
     const locator = primaryLocatorFor(url, {
       connectTimeoutMs: 2000,
       primaryCheckIntervalMs: 60_000,
     });
-    const client = new PrimaryClient({ connectionString: url, primaryLocator: locator });
+    const client = new PrimaryClient({ connectionString: url, primaryLocator: locator, pipeline });
     await client.connect();
     return { client, locator };
   };
@@ -66,16 +67,7 @@ describe('PrimaryClient', () => {
   });
 
   it('sends the statements written in one tick in one socket write, answered in order', async () => {
-    const locator = primaryLocatorFor(database.url, {
-      connectTimeoutMs: 2000,
-      primaryCheckIntervalMs: 60_000,
-    });
-    const client = new PrimaryClient({
-      connectionString: database.url,
-      primaryLocator: locator,
-      pipeline: true,
-    } as ConstructorParameters<typeof PrimaryClient>[0]);
-    await client.connect();
+    const { client } = await connect(database.url, { pipeline: true });
     // The socket's flushes: one per write the kernel sees (a corked socket flushes its chunks
     // in one _writev).
     const socket = (client as unknown as { connection: { stream: SocketFlushes } }).connection
