@@ -74,3 +74,98 @@ export function describeStages(s: StageLags): string {
     `claimed ${s.claimedP50}/${s.claimedP99} ms after the instant`
   );
 }
+
+/** One stretch of the quiet window (by nominal instant): its runs' stages, and the flood's work. */
+export interface StageBucket {
+  /** Seconds after the flood's instant where the stretch starts. */
+  fromSeconds: number;
+  runs: number;
+  createdP99: number;
+  claimedP99: number;
+  /** The flood's runs written (dispatched, admitted or waiting) during the stretch. */
+  floodWritten: number;
+  /** The flood's first attempts claimed during the stretch. */
+  floodClaimed: number;
+}
+
+/**
+ * The quiet runs' dispatch and claim lags by stretch of `bucketMs` after the flood's instant,
+ * beside what the flood cost in those same stretches (its runs written and claimed): which part
+ * of a flood's drain holds the quiet runs back. A run's created_at is its dispatch's clock (its
+ * instant when the batch was prepared ahead), a flood run's the moment its row was written.
+ */
+export async function stageTimeline(
+  url: string,
+  window: { floodAt: number; from: number; to: number; bucketMs: number },
+): Promise<StageBucket[]> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const bucket = (column: string) =>
+      `floor(extract(epoch FROM ${column} - $1::timestamptz) * 1000 / $4)::int`;
+    const { rows } = await client.query<{
+      bucket: number;
+      runs: number;
+      created_p99: number;
+      claimed_p99: number | null;
+      flood_written: number;
+      flood_claimed: number;
+    }>(
+      `WITH quiet AS (
+         SELECT ${bucket('o.scheduled_at')} AS bucket,
+                extract(epoch FROM o.created_at - o.scheduled_at) * 1000 AS created,
+                extract(epoch FROM a.started_at - o.scheduled_at) * 1000 AS claimed
+           FROM occurrences o
+           LEFT JOIN attempts a ON a.run_id = o.id AND a.attempt_no = 1
+          WHERE o.scheduled_at >= $2 AND o.scheduled_at < $3
+       ), stages AS (
+         SELECT bucket, count(*)::int AS runs,
+                percentile_cont(0.99) WITHIN GROUP (ORDER BY created)::float8 AS created_p99,
+                percentile_cont(0.99) WITHIN GROUP (ORDER BY claimed)::float8 AS claimed_p99
+           FROM quiet GROUP BY bucket
+       ), written AS (
+         SELECT ${bucket('o.created_at')} AS bucket, count(*)::int AS runs
+           FROM occurrences o WHERE o.scheduled_at = $1::timestamptz GROUP BY 1
+       ), claimed AS (
+         SELECT ${bucket('a.started_at')} AS bucket, count(*)::int AS runs
+           FROM occurrences o JOIN attempts a ON a.run_id = o.id AND a.attempt_no = 1
+          WHERE o.scheduled_at = $1::timestamptz GROUP BY 1
+       )
+       SELECT s.bucket, s.runs, s.created_p99, s.claimed_p99,
+              coalesce(w.runs, 0) AS flood_written, coalesce(c.runs, 0) AS flood_claimed
+         FROM stages s
+         LEFT JOIN written w ON w.bucket = s.bucket
+         LEFT JOIN claimed c ON c.bucket = s.bucket
+        ORDER BY s.bucket`,
+      [new Date(window.floodAt), new Date(window.from), new Date(window.to), window.bucketMs],
+    );
+    return rows.map((row) => ({
+      fromSeconds: (row.bucket * window.bucketMs) / 1000,
+      runs: row.runs,
+      createdP99: Math.round(row.created_p99),
+      claimedP99: Math.round(row.claimed_p99 ?? NaN),
+      floodWritten: row.flood_written,
+      floodClaimed: row.flood_claimed,
+    }));
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * "1-3 s 35/82 ms (flood 1,500 written, 800 claimed), ...": each stretch's dispatched and
+ * claimed p99, and the flood's work in it when there is a flood.
+ */
+export function describeStageTimeline(buckets: readonly StageBucket[], bucketMs: number): string {
+  const seconds = bucketMs / 1000;
+  const count = (n: number) => n.toLocaleString('en');
+  return buckets
+    .map((b) => {
+      const flood =
+        b.floodWritten + b.floodClaimed > 0
+          ? ` (flood ${count(b.floodWritten)} written, ${count(b.floodClaimed)} claimed)`
+          : '';
+      return `${b.fromSeconds}-${b.fromSeconds + seconds} s ${b.createdP99}/${b.claimedP99} ms${flood}`;
+    })
+    .join(', ');
+}

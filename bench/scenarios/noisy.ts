@@ -13,7 +13,7 @@ import { profileWindowArgument } from '../cpu-profile';
 import { serviceNodeArgs } from '../service';
 import { describeCost, runsDeliveredBetween } from '../occurrence-cost';
 import { seedSchedules, seedTenants } from '../seed-sql';
-import { describeStages, stageLags } from '../stages';
+import { describeStages, describeStageTimeline, stageLags, stageTimeline } from '../stages';
 import { sleepUntil } from '../workload';
 import { SINGLE, World } from '../world';
 import { runFairShare } from './fair-share';
@@ -233,6 +233,18 @@ async function isolation(
       `quiet lag p50/p99 by instant (s after the flood's): ${lagTimeline(receipts, quiet, floodAt)}`,
     );
     console.log(`  ${notes[notes.length - 1]}`);
+    const timeline = await stageTimeline(world.db.url, {
+      floodAt,
+      from: quiet[0].at,
+      to: quiet[quiet.length - 1].at + 1,
+      bucketMs: TIMELINE_BUCKET_MS,
+    });
+    if (timeline.length > 0) {
+      notes.push(
+        `quiet dispatched/claimed p99 by instant: ${describeStageTimeline(timeline, TIMELINE_BUCKET_MS)}`,
+      );
+      console.log(`  ${notes[notes.length - 1]}`);
+    }
     const floodFigures = flooders.map((flooder, f) => {
       const ids = floodIds.filter((_, i) => i % floods === f);
       const mine = firstAttemptsOf(receipts, ids);
