@@ -79,7 +79,6 @@ export function describeStages(s: StageLags): string {
 export interface StageBucket {
   /** Seconds after the flood's instant where the stretch starts. */
   fromSeconds: number;
-  runs: number;
   createdP99: number;
   claimedP99: number;
   /** The flood's runs written (dispatched, admitted or waiting) during the stretch. */
@@ -105,7 +104,6 @@ export async function stageTimeline(
       `floor(extract(epoch FROM ${column} - $1::timestamptz) * 1000 / $4)::int`;
     const { rows } = await client.query<{
       bucket: number;
-      runs: number;
       created_p99: number;
       claimed_p99: number | null;
       flood_written: number;
@@ -119,7 +117,7 @@ export async function stageTimeline(
            LEFT JOIN attempts a ON a.run_id = o.id AND a.attempt_no = 1
           WHERE o.scheduled_at >= $2 AND o.scheduled_at < $3
        ), stages AS (
-         SELECT bucket, count(*)::int AS runs,
+         SELECT bucket,
                 percentile_cont(0.99) WITHIN GROUP (ORDER BY created)::float8 AS created_p99,
                 percentile_cont(0.99) WITHIN GROUP (ORDER BY claimed)::float8 AS claimed_p99
            FROM quiet GROUP BY bucket
@@ -131,7 +129,7 @@ export async function stageTimeline(
            FROM occurrences o JOIN attempts a ON a.run_id = o.id AND a.attempt_no = 1
           WHERE o.scheduled_at = $1::timestamptz GROUP BY 1
        )
-       SELECT s.bucket, s.runs, s.created_p99, s.claimed_p99,
+       SELECT s.bucket, s.created_p99, s.claimed_p99,
               coalesce(w.runs, 0) AS flood_written, coalesce(c.runs, 0) AS flood_claimed
          FROM stages s
          LEFT JOIN written w ON w.bucket = s.bucket
@@ -141,7 +139,6 @@ export async function stageTimeline(
     );
     return rows.map((row) => ({
       fromSeconds: (row.bucket * window.bucketMs) / 1000,
-      runs: row.runs,
       createdP99: Math.round(row.created_p99),
       claimedP99: Math.round(row.claimed_p99 ?? NaN),
       floodWritten: row.flood_written,
@@ -153,7 +150,7 @@ export async function stageTimeline(
 }
 
 /**
- * "1-3 s 35/82 ms (flood 1,500 written, 800 claimed), ...": each stretch's dispatched and
+ * "0-2 s 35/82 ms (flood 3,000 written, 1,200 claimed), ...": each stretch's dispatched and
  * claimed p99, and the flood's work in it when there is a flood.
  */
 export function describeStageTimeline(buckets: readonly StageBucket[], bucketMs: number): string {
