@@ -108,15 +108,24 @@ export function withDatabase(url: string, database: string): string {
   return parsed.toString();
 }
 
-async function scalar(url: string, sql: string): Promise<string> {
+/** One statement on a connection of its own, closed after (the harness's readings). */
+export async function queryOnce<Row extends object>(
+  url: string,
+  sql: string,
+  parameters: readonly unknown[] = [],
+): Promise<Row[]> {
   const client = new Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query<{ value: string }>(`SELECT (${sql}) AS value`);
-    return String(rows[0].value);
+    return (await client.query<Row>(sql, [...parameters])).rows;
   } finally {
     await client.end();
   }
+}
+
+async function scalar(url: string, sql: string): Promise<string> {
+  const [row] = await queryOnce<{ value: string }>(url, `SELECT (${sql}) AS value`);
+  return String(row.value);
 }
 
 /**

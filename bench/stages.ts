@@ -1,4 +1,4 @@
-import { Client } from 'pg';
+import { queryOnce } from './postgres';
 
 export interface StageLags {
   /** Occurrence row committed (the poller's dispatch) minus the nominal instant, ms. */
@@ -16,6 +16,20 @@ export interface StageLags {
 }
 
 /**
+ * Each run scheduled in [from, to) with its stages against its nominal instant, ms: its row
+ * created (dispatch), admitted, its first attempt claimed (null until then). `from` and `to`
+ * are the caller's placeholders ($n); `extra`, more columns to select (of `o`, the run).
+ * stageLags and stageTimeline both read it, so their figures are of the same runs.
+ */
+const runLags = (from: string, to: string, extra = '') => `
+  SELECT extract(epoch FROM o.created_at - o.scheduled_at) * 1000 AS created,
+         extract(epoch FROM o.admitted_at - o.scheduled_at) * 1000 AS admitted,
+         extract(epoch FROM a.started_at - o.scheduled_at) * 1000 AS claimed${extra}
+    FROM occurrences o
+    LEFT JOIN attempts a ON a.run_id = o.id AND a.attempt_no = 1
+   WHERE o.scheduled_at >= ${from} AND o.scheduled_at < ${to}`;
+
+/**
  * Where the lag goes, from the service's own ledger: when each run's row was created (dispatch),
  * admitted and its first attempt claimed, against its nominal instant. The sink's receipt is
  * the third point; the gaps between them say which stage to look at.
@@ -24,24 +38,16 @@ export async function stageLags(
   url: string,
   judged: { from: number; to: number },
 ): Promise<StageLags | null> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{
-      created_p50: number | null;
-      created_p99: number | null;
-      admitted_p50: number | null;
-      admitted_p99: number | null;
-      claimed_p50: number | null;
-      claimed_p99: number | null;
-    }>(
-      `WITH lags AS (
-         SELECT extract(epoch FROM o.created_at - o.scheduled_at) * 1000 AS created,
-                extract(epoch FROM o.admitted_at - o.scheduled_at) * 1000 AS admitted,
-                extract(epoch FROM a.started_at - o.scheduled_at) * 1000 AS claimed
-           FROM occurrences o
-           LEFT JOIN attempts a ON a.run_id = o.id AND a.attempt_no = 1
-          WHERE o.scheduled_at >= $1 AND o.scheduled_at < $2)
+  const [row] = await queryOnce<{
+    created_p50: number | null;
+    created_p99: number | null;
+    admitted_p50: number | null;
+    admitted_p99: number | null;
+    claimed_p50: number | null;
+    claimed_p99: number | null;
+  }>(
+    url,
+    `WITH lags AS (${runLags('$1', '$2')})
        SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY created)::float8 AS created_p50,
               percentile_cont(0.99) WITHIN GROUP (ORDER BY created)::float8 AS created_p99,
               percentile_cont(0.5) WITHIN GROUP (ORDER BY admitted)::float8 AS admitted_p50,
@@ -49,22 +55,18 @@ export async function stageLags(
               percentile_cont(0.5) WITHIN GROUP (ORDER BY claimed)::float8 AS claimed_p50,
               percentile_cont(0.99) WITHIN GROUP (ORDER BY claimed)::float8 AS claimed_p99
          FROM lags`,
-      [new Date(judged.from), new Date(judged.to)],
-    );
-    const [row] = rows;
-    if (!row || row.created_p50 === null || row.claimed_p50 === null) return null;
-    const round = (ms: number | null) => Math.round((ms ?? 0) * 10) / 10;
-    return {
-      createdP50: round(row.created_p50),
-      createdP99: round(row.created_p99),
-      admittedP50: round(row.admitted_p50),
-      admittedP99: round(row.admitted_p99),
-      claimedP50: round(row.claimed_p50),
-      claimedP99: round(row.claimed_p99),
-    };
-  } finally {
-    await client.end();
-  }
+    [new Date(judged.from), new Date(judged.to)],
+  );
+  if (!row || row.created_p50 === null || row.claimed_p50 === null) return null;
+  const round = (ms: number | null) => Math.round((ms ?? 0) * 10) / 10;
+  return {
+    createdP50: round(row.created_p50),
+    createdP99: round(row.created_p99),
+    admittedP50: round(row.admitted_p50),
+    admittedP99: round(row.admitted_p99),
+    claimedP50: round(row.claimed_p50),
+    claimedP99: round(row.claimed_p99),
+  };
 }
 
 export function describeStages(s: StageLags): string {
@@ -80,7 +82,8 @@ export interface StageBucket {
   /** Seconds after the flood's instant where the stretch starts. */
   fromSeconds: number;
   createdP99: number;
-  claimedP99: number;
+  /** Null when none of the stretch's runs was claimed. */
+  claimedP99: number | null;
   /** The flood's runs written (dispatched, admitted or waiting) during the stretch. */
   floodWritten: number;
   /** The flood's first attempts claimed during the stretch. */
@@ -97,25 +100,17 @@ export async function stageTimeline(
   url: string,
   window: { floodAt: number; from: number; to: number; bucketMs: number },
 ): Promise<StageBucket[]> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    const bucket = (column: string) =>
-      `floor(extract(epoch FROM ${column} - $1::timestamptz) * 1000 / $4)::int`;
-    const { rows } = await client.query<{
-      bucket: number;
-      created_p99: number;
-      claimed_p99: number | null;
-      flood_written: number;
-      flood_claimed: number;
-    }>(
-      `WITH quiet AS (
-         SELECT ${bucket('o.scheduled_at')} AS bucket,
-                extract(epoch FROM o.created_at - o.scheduled_at) * 1000 AS created,
-                extract(epoch FROM a.started_at - o.scheduled_at) * 1000 AS claimed
-           FROM occurrences o
-           LEFT JOIN attempts a ON a.run_id = o.id AND a.attempt_no = 1
-          WHERE o.scheduled_at >= $2 AND o.scheduled_at < $3
+  const bucket = (column: string) =>
+    `floor(extract(epoch FROM ${column} - $1::timestamptz) * 1000 / $4)::int`;
+  const rows = await queryOnce<{
+    bucket: number;
+    created_p99: number;
+    claimed_p99: number | null;
+    flood_written: number;
+    flood_claimed: number;
+  }>(
+    url,
+    `WITH quiet AS (${runLags('$2', '$3', `, ${bucket('o.scheduled_at')} AS bucket`)}
        ), stages AS (
          SELECT bucket,
                 percentile_cont(0.99) WITHIN GROUP (ORDER BY created)::float8 AS created_p99,
@@ -135,18 +130,15 @@ export async function stageTimeline(
          LEFT JOIN written w ON w.bucket = s.bucket
          LEFT JOIN claimed c ON c.bucket = s.bucket
         ORDER BY s.bucket`,
-      [new Date(window.floodAt), new Date(window.from), new Date(window.to), window.bucketMs],
-    );
-    return rows.map((row) => ({
-      fromSeconds: (row.bucket * window.bucketMs) / 1000,
-      createdP99: Math.round(row.created_p99),
-      claimedP99: Math.round(row.claimed_p99 ?? NaN),
-      floodWritten: row.flood_written,
-      floodClaimed: row.flood_claimed,
-    }));
-  } finally {
-    await client.end();
-  }
+    [new Date(window.floodAt), new Date(window.from), new Date(window.to), window.bucketMs],
+  );
+  return rows.map((row) => ({
+    fromSeconds: (row.bucket * window.bucketMs) / 1000,
+    createdP99: Math.round(row.created_p99),
+    claimedP99: row.claimed_p99 === null ? null : Math.round(row.claimed_p99),
+    floodWritten: row.flood_written,
+    floodClaimed: row.flood_claimed,
+  }));
 }
 
 /**
@@ -162,7 +154,7 @@ export function describeStageTimeline(buckets: readonly StageBucket[], bucketMs:
         b.floodWritten + b.floodClaimed > 0
           ? ` (flood ${count(b.floodWritten)} written, ${count(b.floodClaimed)} claimed)`
           : '';
-      return `${b.fromSeconds}-${b.fromSeconds + seconds} s ${b.createdP99}/${b.claimedP99} ms${flood}`;
+      return `${b.fromSeconds}-${b.fromSeconds + seconds} s ${b.createdP99}/${b.claimedP99 ?? '-'} ms${flood}`;
     })
     .join(', ');
 }
