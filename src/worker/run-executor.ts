@@ -52,7 +52,9 @@ export class RunExecutor {
   /**
    * Fast claims, gathered: the fetch loop's batch and anything else claimed at the same moment
    * go in one claimBatch, so the tenants' permit locks are taken once per batch rather than
-   * queued for one behind another. Null: not taken (the caller claims it alone to learn why).
+   * queued for one behind another; what comes while one is in flight goes in another beside it
+   * (up to WORKER_CLAIMS_IN_FLIGHT), not behind it. Null: not taken (the caller claims it alone
+   * to learn why).
    */
   private readonly claims: Batcher<RunJob, Claim | null>;
   /** Attempts in flight (a stop waits for them). */
@@ -78,7 +80,11 @@ export class RunExecutor {
         const byRun = new Map(claims.map((claim) => [claim.runId, claim]));
         return runs.map((run) => byRun.get(run.runId) ?? null);
       },
-      { maxBatch: config.worker.claimBatchSize, idOf: (run) => run.runId },
+      {
+        maxBatch: config.worker.claimBatchSize,
+        idOf: (run) => run.runId,
+        maxInFlight: config.worker.claimsInFlight,
+      },
     );
     this.completions = new Batcher((batch) => this.execution.completeMany(batch), {
       maxBatch: config.worker.completionBatchSize,

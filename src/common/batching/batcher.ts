@@ -8,24 +8,35 @@ export interface BatcherOptions<I> {
   maxBatch: number;
   /** Items with the same id never share a batch: a second one waits for the next. */
   idOf: (item: I) => string;
+  /**
+   * Batches in flight at once (default 1). An item whose id is in a batch in flight waits for a
+   * later batch, so one id is never in two calls of `run` at once.
+   */
+  maxInFlight?: number;
 }
 
 /**
  * Gathers work that arrives close together into one call of `run` (one statement or
- * transaction for many runs) while a previous call is in flight: each caller waits at most for
- * the batch in flight plus its own. One batch at a time per batcher; batches never exceed
- * `maxBatch`. `run` answers each item, in order. If a batch fails, its items are tried one by
- * one, so one bad item fails alone.
+ * transaction for many runs): what is submitted in one turn of the event loop, and what comes
+ * while `maxInFlight` batches are in flight (one by default), goes in one batch. Each caller
+ * waits at most for a batch in flight plus its own. Batches never exceed `maxBatch`. `run`
+ * answers each item, in order. If a batch fails, its items are tried one by one, so one bad
+ * item fails alone.
  */
 export class Batcher<I, O> {
   private queue: Array<Pending<I, O>> = [];
-  private flushing = false;
+  private inFlight = 0;
+  /** Ids of the items in the batches in flight. */
+  private readonly busy = new Set<string>();
   private scheduled = false;
+  private readonly maxInFlight: number;
 
   constructor(
     private readonly run: (batch: I[]) => Promise<O[]>,
     private readonly options: BatcherOptions<I>,
-  ) {}
+  ) {
+    this.maxInFlight = Math.max(1, options.maxInFlight ?? 1);
+  }
 
   submit(item: I): Promise<O> {
     return new Promise((resolve, reject) => {
@@ -36,11 +47,11 @@ export class Batcher<I, O> {
 
   /** Nothing queued and nothing in flight. */
   get idle(): boolean {
-    return !this.flushing && !this.scheduled && this.queue.length === 0;
+    return this.inFlight === 0 && !this.scheduled && this.queue.length === 0;
   }
 
   private schedule(): void {
-    if (this.scheduled || this.flushing) return;
+    if (this.scheduled || this.inFlight >= this.maxInFlight) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
@@ -49,21 +60,26 @@ export class Batcher<I, O> {
   }
 
   private async flush(): Promise<void> {
-    if (this.flushing || this.queue.length === 0) return;
-    this.flushing = true;
+    if (this.inFlight >= this.maxInFlight || this.queue.length === 0) return;
     const batch: Array<Pending<I, O>> = [];
     const ids = new Set<string>();
     const rest: Array<Pending<I, O>> = [];
     for (const pending of this.queue) {
       const id = this.options.idOf(pending.item);
-      if (batch.length < this.options.maxBatch && !ids.has(id)) {
+      if (batch.length < this.options.maxBatch && !ids.has(id) && !this.busy.has(id)) {
         ids.add(id);
         batch.push(pending);
       } else {
         rest.push(pending);
       }
     }
+    // Only items whose ids are in flight: they wait for those batches to end.
+    if (batch.length === 0) return;
     this.queue = rest;
+    this.inFlight++;
+    for (const id of ids) this.busy.add(id);
+    // What this batch left (beyond maxBatch) may go beside it.
+    if (this.queue.length > 0) this.schedule();
     try {
       const results = await this.run(batch.map((p) => p.item));
       batch.forEach((pending, i) => pending.resolve(results[i]));
@@ -71,7 +87,8 @@ export class Batcher<I, O> {
       if (batch.length === 1) batch[0].reject(error);
       else await Promise.all(batch.map((pending) => this.runAlone(pending)));
     } finally {
-      this.flushing = false;
+      this.inFlight--;
+      for (const id of ids) this.busy.delete(id);
       if (this.queue.length > 0) this.schedule();
     }
   }

@@ -74,3 +74,77 @@ describe('Batcher', () => {
     expect(r.batches.slice(1).sort()).toEqual([['a'], ['b'], ['bad']]);
   });
 });
+
+describe('Batcher with batches in flight beside each other (maxInFlight)', () => {
+  /** Holds every batch until its release is called; records batches and how many ran at once. */
+  function gate() {
+    const batches: string[][] = [];
+    const releases: Array<() => void> = [];
+    let running = 0;
+    let mostAtOnce = 0;
+    const run = async (batch: Completion[]) => {
+      batches.push(batch.map((c) => c.runId));
+      running++;
+      mostAtOnce = Math.max(mostAtOnce, running);
+      await new Promise<void>((release) => releases.push(release));
+      running--;
+      return batch.map((c) => accepted(c.runId));
+    };
+    return { batches, releases, run, mostAtOnce: () => mostAtOnce };
+  }
+  const turn = () => new Promise((done) => setImmediate(done));
+
+  it('starts what comes while a batch is in flight in a batch of its own, not behind it', async () => {
+    const g = gate();
+    const batcher = new Batcher(g.run, { maxBatch: 100, idOf, maxInFlight: 2 });
+    const first = batcher.submit(completion('flood-1'));
+    await turn();
+    const quiet = batcher.submit(completion('quiet-1'));
+    await turn();
+    // The first batch is still held, and the second has started beside it.
+    expect(g.batches).toEqual([['flood-1'], ['quiet-1']]);
+    g.releases[1]();
+    await expect(quiet).resolves.toMatchObject({ reasonDetail: 'quiet-1' });
+    g.releases[0]();
+    await expect(first).resolves.toMatchObject({ reasonDetail: 'flood-1' });
+  });
+
+  it('never has more than maxInFlight batches in flight; the rest gather into the next', async () => {
+    const g = gate();
+    const batcher = new Batcher(g.run, { maxBatch: 100, idOf, maxInFlight: 2 });
+    const submitted: Array<Promise<CompletionResult>> = [];
+    for (const id of ['a', 'b', 'c', 'd']) {
+      submitted.push(batcher.submit(completion(id)));
+      await turn();
+    }
+    expect(g.batches).toEqual([['a'], ['b']]);
+    g.releases[0]();
+    await turn();
+    await turn();
+    expect(g.batches).toEqual([['a'], ['b'], ['c', 'd']]);
+    g.releases[1]();
+    g.releases[2]();
+    await Promise.all(submitted);
+    expect(g.mostAtOnce()).toBe(2);
+    expect(batcher.idle).toBe(true);
+  });
+
+  it('keeps an id out of a second batch while it is in one in flight', async () => {
+    const g = gate();
+    const batcher = new Batcher(g.run, { maxBatch: 100, idOf, maxInFlight: 3 });
+    const first = batcher.submit(completion('a'));
+    await turn();
+    const again = batcher.submit(completion('a'));
+    const other = batcher.submit(completion('b'));
+    await turn();
+    // 'b' went beside the first batch; the second 'a' waits for the first to end.
+    expect(g.batches).toEqual([['a'], ['b']]);
+    g.releases[0]();
+    await first;
+    await turn();
+    expect(g.batches).toEqual([['a'], ['b'], ['a']]);
+    g.releases[1]();
+    g.releases[2]();
+    await Promise.all([again, other]);
+  });
+});
