@@ -44,11 +44,16 @@ export interface HistoryPartition extends PartitionRange {
 export class HistoryPartitionsRepository {
   constructor(private readonly sql: SqlRunner) {}
 
-  /** A maintenance transaction: under the maintenance lock, with bounded lock waits. */
+  /**
+   * A maintenance transaction: under the maintenance lock, with bounded lock waits. The
+   * maintenance lock is taken before the bound is set: a second maintainer waits for the first
+   * however long its bounded steps take (no hot-path statement ever waits for that lock), rather
+   * than failing its round after 200 ms.
+   */
   maintenance<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     return this.sql.transaction(async (tx) => {
-      await this.sql.rows(BOUNDED_LOCK_WAIT, [], tx);
       await this.sql.rows(MAINTENANCE_LOCK, [], tx);
+      await this.sql.rows(BOUNDED_LOCK_WAIT, [], tx);
       return work(tx);
     });
   }
