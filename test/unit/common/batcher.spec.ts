@@ -76,8 +76,11 @@ describe('Batcher', () => {
 });
 
 describe('Batcher with batches in flight beside each other (maxInFlight)', () => {
-  /** Holds every batch until its release is called; records batches and how many ran at once. */
-  function gate() {
+  /**
+   * A batcher of `maxInFlight` whose every batch is held until its release is called; records
+   * the batches and how many ran at once.
+   */
+  function gated(maxInFlight: number) {
     const batches: string[][] = [];
     const releases: Array<() => void> = [];
     let running = 0;
@@ -90,13 +93,14 @@ describe('Batcher with batches in flight beside each other (maxInFlight)', () =>
       running--;
       return batch.map((c) => accepted(c.runId));
     };
-    return { batches, releases, run, mostAtOnce: () => mostAtOnce };
+    const batcher = new Batcher(run, { maxBatch: 100, idOf, maxInFlight });
+    return { batches, releases, batcher, mostAtOnce: () => mostAtOnce };
   }
   const turn = () => new Promise((done) => setImmediate(done));
 
   it('starts what comes while a batch is in flight in a batch of its own, not behind it', async () => {
-    const g = gate();
-    const batcher = new Batcher(g.run, { maxBatch: 100, idOf, maxInFlight: 2 });
+    const g = gated(2);
+    const batcher = g.batcher;
     const first = batcher.submit(completion('flood-1'));
     await turn();
     const quiet = batcher.submit(completion('quiet-1'));
@@ -110,8 +114,8 @@ describe('Batcher with batches in flight beside each other (maxInFlight)', () =>
   });
 
   it('never has more than maxInFlight batches in flight; the rest gather into the next', async () => {
-    const g = gate();
-    const batcher = new Batcher(g.run, { maxBatch: 100, idOf, maxInFlight: 2 });
+    const g = gated(2);
+    const batcher = g.batcher;
     const submitted: Array<Promise<CompletionResult>> = [];
     for (const id of ['a', 'b', 'c', 'd']) {
       submitted.push(batcher.submit(completion(id)));
@@ -130,8 +134,8 @@ describe('Batcher with batches in flight beside each other (maxInFlight)', () =>
   });
 
   it('keeps an id out of a second batch while it is in one in flight', async () => {
-    const g = gate();
-    const batcher = new Batcher(g.run, { maxBatch: 100, idOf, maxInFlight: 3 });
+    const g = gated(3);
+    const batcher = g.batcher;
     const first = batcher.submit(completion('a'));
     await turn();
     const again = batcher.submit(completion('a'));
