@@ -26,7 +26,7 @@ export interface BatcherOptions<I> {
 export class Batcher<I, O> {
   private queue: Array<Pending<I, O>> = [];
   private inFlight = 0;
-  /** Ids of the items in the batches in flight. */
+  /** Ids of the items in the batches in flight (and in the one being gathered). */
   private readonly busy = new Set<string>();
   private scheduled = false;
   private readonly maxInFlight: number;
@@ -62,12 +62,12 @@ export class Batcher<I, O> {
   private async flush(): Promise<void> {
     if (this.inFlight >= this.maxInFlight || this.queue.length === 0) return;
     const batch: Array<Pending<I, O>> = [];
-    const ids = new Set<string>();
     const rest: Array<Pending<I, O>> = [];
     for (const pending of this.queue) {
       const id = this.options.idOf(pending.item);
-      if (batch.length < this.options.maxBatch && !ids.has(id) && !this.busy.has(id)) {
-        ids.add(id);
+      // `busy` holds this batch's ids too: a second item of an id waits for a later batch.
+      if (batch.length < this.options.maxBatch && !this.busy.has(id)) {
+        this.busy.add(id);
         batch.push(pending);
       } else {
         rest.push(pending);
@@ -77,7 +77,6 @@ export class Batcher<I, O> {
     if (batch.length === 0) return;
     this.queue = rest;
     this.inFlight++;
-    for (const id of ids) this.busy.add(id);
     // What this batch left (beyond maxBatch) may go beside it.
     if (this.queue.length > 0) this.schedule();
     try {
@@ -88,7 +87,7 @@ export class Batcher<I, O> {
       else await Promise.all(batch.map((pending) => this.runAlone(pending)));
     } finally {
       this.inFlight--;
-      for (const id of ids) this.busy.delete(id);
+      for (const pending of batch) this.busy.delete(this.options.idOf(pending.item));
       if (this.queue.length > 0) this.schedule();
     }
   }

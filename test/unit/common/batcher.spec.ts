@@ -99,8 +99,7 @@ describe('Batcher with batches in flight beside each other (maxInFlight)', () =>
   const turn = () => new Promise((done) => setImmediate(done));
 
   it('starts what comes while a batch is in flight in a batch of its own, not behind it', async () => {
-    const g = gated(2);
-    const batcher = g.batcher;
+    const { batcher, ...g } = gated(2);
     const first = batcher.submit(completion('flood-1'));
     await turn();
     const quiet = batcher.submit(completion('quiet-1'));
@@ -114,8 +113,7 @@ describe('Batcher with batches in flight beside each other (maxInFlight)', () =>
   });
 
   it('never has more than maxInFlight batches in flight; the rest gather into the next', async () => {
-    const g = gated(2);
-    const batcher = g.batcher;
+    const { batcher, ...g } = gated(2);
     const submitted: Array<Promise<CompletionResult>> = [];
     for (const id of ['a', 'b', 'c', 'd']) {
       submitted.push(batcher.submit(completion(id)));
@@ -134,8 +132,7 @@ describe('Batcher with batches in flight beside each other (maxInFlight)', () =>
   });
 
   it('keeps an id out of a second batch while it is in one in flight', async () => {
-    const g = gated(3);
-    const batcher = g.batcher;
+    const { batcher, ...g } = gated(3);
     const first = batcher.submit(completion('a'));
     await turn();
     const again = batcher.submit(completion('a'));
