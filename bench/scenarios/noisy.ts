@@ -13,7 +13,14 @@ import { profileWindowArgument } from '../cpu-profile';
 import { serviceNodeArgs } from '../service';
 import { describeCost, runsDeliveredBetween } from '../occurrence-cost';
 import { seedSchedules, seedTenants } from '../seed-sql';
-import { describeStages, describeStageTimeline, stageLags, stageTimeline } from '../stages';
+import {
+  describeSlowRuns,
+  describeStages,
+  describeStageTimeline,
+  slowestRuns,
+  stageLags,
+  stageTimeline,
+} from '../stages';
 import { sleepUntil } from '../workload';
 import { SINGLE, World } from '../world';
 import { runFairShare } from './fair-share';
@@ -245,6 +252,23 @@ async function isolation(
       );
       console.log(`  ${notes[notes.length - 1]}`);
     }
+    const slowest = await slowestRuns(
+      world.db.url,
+      {
+        origin: floodAt,
+        from: quiet[0].at,
+        to: quiet[quiet.length - 1].at + 1,
+        count: SLOWEST_SHOWN,
+      },
+      firstReceiptByRun(receipts),
+    );
+    if (slowest.length > 0) {
+      notes.push(
+        `quiet tail, the ${slowest.length} slowest runs (s after the flood's instant, ` +
+          `dispatched/claimed/received ms): ${describeSlowRuns(slowest)}`,
+      );
+      console.log(`  ${notes[notes.length - 1]}`);
+    }
     const floodFigures = flooders.map((flooder, f) => {
       const ids = floodIds.filter((_, i) => i % floods === f);
       const mine = firstAttemptsOf(receipts, ids);
@@ -323,6 +347,21 @@ function isolationLabel(
 }
 
 const TIMELINE_BUCKET_MS = 2000;
+/**
+ * The slowest quiet runs listed with their stages: enough to tell one stall of neighbouring
+ * instants (their dispatches or claims ending together) from runs slow one by one.
+ */
+const SLOWEST_SHOWN = 12;
+
+/** The first receipt of each run, by run id. */
+function firstReceiptByRun(receipts: readonly Receipt[]): Map<string, number> {
+  const first = new Map<string, number>();
+  for (const r of receipts) {
+    const seen = first.get(r.runId);
+    if (seen === undefined || r.receivedAt < seen) first.set(r.runId, r.receivedAt);
+  }
+  return first;
+}
 
 /**
  * The quiet runs' first-receipt lag p50/p99 per 2 s of their instants, counted from the flood's
