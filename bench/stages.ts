@@ -1,4 +1,5 @@
 import { queryOnce } from './postgres';
+import type { RunStages } from './slow-runs';
 
 export interface StageLags {
   /** Occurrence row committed (the poller's dispatch) minus the nominal instant, ms. */
@@ -159,61 +160,27 @@ export function describeStageTimeline(buckets: readonly StageBucket[], bucketMs:
     .join(', ');
 }
 
-/** One of the slowest runs of a window: its instant and its stages against it, ms. */
-export interface SlowRun {
-  /** Seconds after `origin` (the flood's instant) of its nominal instant. */
-  atSeconds: number;
-  createdMs: number;
-  claimedMs: number | null;
-  receivedMs: number;
-}
-
 /**
- * The `count` runs scheduled in [from, to) whose first receipt (`receivedAt`, by run id) came
- * latest after their instant, slowest first, with their dispatch and claim beside it. A tail made
- * of neighbouring instants whose dispatches (or claims) all end at the same moment is one stall
- * of everything before that stage, not one slow run after another.
+ * The stages of each run scheduled in [from, to), from the ledger (see runLags): what
+ * slowestRuns ranks by the sink's receipts.
  */
-export async function slowestRuns(
+export async function runStages(
   url: string,
-  window: { origin: number; from: number; to: number; count: number },
-  receivedAt: ReadonlyMap<string, number>,
-): Promise<SlowRun[]> {
+  window: { from: number; to: number },
+): Promise<RunStages[]> {
   const rows = await queryOnce<{
     id: string;
     at: number;
     created: number;
-    admitted: number | null;
     claimed: number | null;
   }>(url, runLags('$1', '$2', `, o.id, extract(epoch FROM o.scheduled_at) * 1000 AS at`), [
     new Date(window.from),
     new Date(window.to),
   ]);
-  return rows
-    .flatMap((row) => {
-      const received = receivedAt.get(row.id);
-      if (received === undefined) return [];
-      const at = Number(row.at);
-      return [
-        {
-          atSeconds: (at - window.origin) / 1000,
-          createdMs: Number(row.created),
-          claimedMs: row.claimed === null ? null : Number(row.claimed),
-          receivedMs: received - at,
-        },
-      ];
-    })
-    .sort((a, b) => b.receivedMs - a.receivedMs)
-    .slice(0, window.count);
-}
-
-/** "4.065 s 54/60/66 ms, ...": each slow run's instant and its dispatched/claimed/received lags. */
-export function describeSlowRuns(runs: readonly SlowRun[]): string {
-  const ms = (value: number | null) => (value === null ? '-' : String(Math.round(value)));
-  return runs
-    .map(
-      (r) =>
-        `${r.atSeconds.toFixed(3)} s ${ms(r.createdMs)}/${ms(r.claimedMs)}/${ms(r.receivedMs)} ms`,
-    )
-    .join(', ');
+  return rows.map((row) => ({
+    id: row.id,
+    atMs: Number(row.at),
+    createdMs: Number(row.created),
+    claimedMs: row.claimed === null ? null : Number(row.claimed),
+  }));
 }

@@ -13,11 +13,11 @@ import { profileWindowArgument } from '../cpu-profile';
 import { serviceNodeArgs } from '../service';
 import { describeCost, runsDeliveredBetween } from '../occurrence-cost';
 import { seedSchedules, seedTenants } from '../seed-sql';
+import { describeSlowRuns, slowestRuns } from '../slow-runs';
 import {
-  describeSlowRuns,
   describeStages,
   describeStageTimeline,
-  slowestRuns,
+  runStages,
   stageLags,
   stageTimeline,
 } from '../stages';
@@ -252,15 +252,10 @@ async function isolation(
       );
       console.log(`  ${notes[notes.length - 1]}`);
     }
-    const slowest = await slowestRuns(
-      world.db.url,
-      {
-        origin: floodAt,
-        from: quiet[0].at,
-        to: quiet[quiet.length - 1].at + 1,
-        count: SLOWEST_SHOWN,
-      },
+    const slowest = slowestRuns(
+      await runStages(world.db.url, { from: quiet[0].at, to: quiet[quiet.length - 1].at + 1 }),
       firstReceiptByRun(receipts),
+      { origin: floodAt, count: SLOWEST_SHOWN },
     );
     if (slowest.length > 0) {
       notes.push(
