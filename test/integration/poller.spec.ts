@@ -640,17 +640,19 @@ describe('poller: a drain longer than its lease', () => {
 
   beforeAll(async () => {
     // A 1 s lease and small batches: the throttled flood below takes several leases to write.
+    // Batches of 10 (each paced by its own time, a few ms) make it ~3 s on a fast host; with 20
+    // and half the runs it took 1.1 s on one, less than the 1.5 s the test needs.
     t = await startTestApp({
       ROLES: 'api,poller',
       POLLER_LEASE_SECONDS: '1',
-      POLLER_BATCH_SIZE: '20',
+      POLLER_BATCH_SIZE: '10',
     });
     db = t.app.get(DataSource);
   });
   afterAll(() => t.close());
 
   it('renews its leases between batches: it never lets its own shards expire', async () => {
-    const FLOOD = 1600;
+    const FLOOD = 3200;
     const make = await tenantWithTarget(t, { dispatchRatePerSecond: 1, maxConcurrentRuns: 1 });
     await oneTimeSchedulesAt(t, make, FLOOD, await wholeSecondIn(db, 4), { priority: 'low' });
     // Spied on, not replaced; what it saw is kept before the spy goes.
