@@ -2,6 +2,7 @@
  * The slowest runs of a window, ranked by the sink's receipts, with the stages the ledger has
  * for each (bench/stages.ts reads them): pure, so it is tested without a database.
  */
+import type { Receipt } from './sink';
 
 /** A run's stages against its nominal instant (epoch ms), as the ledger has them. */
 export interface RunStages {
@@ -21,17 +22,18 @@ export interface SlowRun {
 }
 
 /**
- * The `count` runs whose first receipt (`receivedAt`, by run id) came latest after their
- * instant, slowest first, with their dispatch and claim beside it; runs never received are left
+ * The `count` runs whose first receipt (by run id) came latest after their instant, slowest
+ * first, with their dispatch and claim beside it; runs never received are left
  * out (the verdicts count those). A tail made of neighbouring instants whose dispatches (or
  * claims) all end at the same moment is one stall of everything before that stage, not one slow
  * run after another.
  */
 export function slowestRuns(
   runs: readonly RunStages[],
-  receivedAt: ReadonlyMap<string, number>,
+  receipts: readonly Receipt[],
   window: { origin: number; count: number },
 ): SlowRun[] {
+  const receivedAt = firstReceiptByRun(receipts);
   return runs
     .flatMap((run) => {
       const received = receivedAt.get(run.id);
@@ -58,4 +60,14 @@ export function describeSlowRuns(runs: readonly SlowRun[]): string {
         `${r.atSeconds.toFixed(3)} s ${ms(r.createdMs)}/${ms(r.claimedMs)}/${ms(r.receivedMs)} ms`,
     )
     .join(', ');
+}
+
+/** The first receipt of each run, by run id. */
+function firstReceiptByRun(receipts: readonly Receipt[]): Map<string, number> {
+  const first = new Map<string, number>();
+  for (const r of receipts) {
+    const seen = first.get(r.runId);
+    if (seen === undefined || r.receivedAt < seen) first.set(r.runId, r.receivedAt);
+  }
+  return first;
 }

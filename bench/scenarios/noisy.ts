@@ -254,7 +254,7 @@ async function isolation(
     }
     const slowest = slowestRuns(
       await runStages(world.db.url, { from: quiet[0].at, to: quiet[quiet.length - 1].at + 1 }),
-      firstReceiptByRun(receipts),
+      receipts,
       { origin: floodAt, count: SLOWEST_SHOWN },
     );
     if (slowest.length > 0) {
@@ -347,16 +347,6 @@ const TIMELINE_BUCKET_MS = 2000;
  * instants (their dispatches or claims ending together) from runs slow one by one.
  */
 const SLOWEST_SHOWN = 12;
-
-/** The first receipt of each run, by run id. */
-function firstReceiptByRun(receipts: readonly Receipt[]): Map<string, number> {
-  const first = new Map<string, number>();
-  for (const r of receipts) {
-    const seen = first.get(r.runId);
-    if (seen === undefined || r.receivedAt < seen) first.set(r.runId, r.receivedAt);
-  }
-  return first;
-}
 
 /**
  * The quiet runs' first-receipt lag p50/p99 per 2 s of their instants, counted from the flood's

@@ -1,4 +1,5 @@
 import { describeSlowRuns, slowestRuns, type RunStages } from '../../../bench/slow-runs';
+import type { Receipt } from '../../../bench/sink';
 
 const run = (id: string, atMs: number, createdMs: number, claimedMs: number | null): RunStages => ({
   id,
@@ -15,11 +16,21 @@ describe('slowestRuns', () => {
     run('c', origin + 9_000, 1, 3),
     run('never', origin + 9_005, 1, null),
   ];
-  const received = new Map([
-    ['a', origin + 4_065 + 66],
-    ['b', origin + 4_070 + 61],
-    ['c', origin + 9_000 + 80],
-  ]);
+  const receipt = (runId: string, receivedAt: number, attempt = 1): Receipt => ({
+    system: 'ours',
+    runId,
+    attempt,
+    scheduleId: `s-${runId}`,
+    scheduledAt: 0,
+    receivedAt,
+  });
+  const received = [
+    receipt('a', origin + 4_065 + 66),
+    receipt('b', origin + 4_070 + 61),
+    receipt('c', origin + 9_000 + 80),
+    // a retry of b's received later: b's lag is its first receipt's
+    receipt('b', origin + 4_070 + 500, 2),
+  ];
 
   it('ranks the received runs by their lag to the receipt, slowest first, at most count', () => {
     const slowest = slowestRuns(runs, received, { origin, count: 2 });
@@ -29,7 +40,7 @@ describe('slowestRuns', () => {
     ]);
   });
 
-  it('leaves out runs never received', () => {
+  it('leaves out runs never received, and counts each run from its first receipt', () => {
     const all = slowestRuns(runs, received, { origin, count: 10 });
     expect(all.map((r) => r.atSeconds)).toEqual([9, 4.065, 4.07]);
   });
