@@ -41,7 +41,22 @@ export interface DeliveryStats {
   lostSample: ExpectedOccurrence[];
 }
 
-const key = (scheduleId: string, at: number) => `${scheduleId}@${at}`;
+/** An occurrence's key: its schedule and nominal instant (epoch ms). */
+export const occurrenceKey = (scheduleId: string, at: number) => `${scheduleId}@${at}`;
+
+/** When each key's first receipt came (a retry or a duplicate comes later), by `keyOf`. */
+export function firstReceipts(
+  receipts: readonly Receipt[],
+  keyOf: (receipt: Receipt) => string,
+): Map<string, number> {
+  const first = new Map<string, number>();
+  for (const r of receipts) {
+    const k = keyOf(r);
+    const seen = first.get(k);
+    if (seen === undefined || r.receivedAt < seen) first.set(k, r.receivedAt);
+  }
+  return first;
+}
 
 /**
  * Judges a recording against what was asked for. Lag, loss and rate only count the expected
@@ -58,7 +73,7 @@ export function analyze(
   let duplicates = 0;
   const firstAttempts = new Map<string, number>();
   const runsByOccurrence = new Map<string, Set<string>>();
-  const firstReceipt = new Map<string, number>();
+  const firstReceipt = firstReceipts(receipts, (r) => occurrenceKey(r.scheduleId, r.scheduledAt));
   for (const r of receipts) {
     if (r.receivedAt < r.scheduledAt) early++;
     if (r.attempt > 1) retries++;
@@ -67,15 +82,13 @@ export function analyze(
       if (seen >= 1) duplicates++;
       firstAttempts.set(r.runId, seen + 1);
     }
-    const k = key(r.scheduleId, r.scheduledAt);
+    const k = occurrenceKey(r.scheduleId, r.scheduledAt);
     let runs = runsByOccurrence.get(k);
     if (!runs) runsByOccurrence.set(k, (runs = new Set()));
     if (!runs.has(r.runId)) {
       if (runs.size >= 1) duplicates++;
       runs.add(r.runId);
     }
-    const first = firstReceipt.get(k);
-    if (first === undefined || r.receivedAt < first) firstReceipt.set(k, r.receivedAt);
   }
 
   const lags: number[] = [];
@@ -83,7 +96,7 @@ export function analyze(
   const expectedKeys = new Set<string>();
   let lost = 0;
   for (const e of expected) {
-    const k = key(e.scheduleId, e.at);
+    const k = occurrenceKey(e.scheduleId, e.at);
     expectedKeys.add(k);
     const first = firstReceipt.get(k);
     if (first === undefined) {
@@ -160,8 +173,8 @@ export function undeliveredOf(
   receipts: readonly Receipt[],
   expected: readonly ExpectedOccurrence[],
 ): ExpectedOccurrence[] {
-  const seen = new Set(receipts.map((r) => key(r.scheduleId, r.scheduledAt)));
-  return expected.filter((e) => !seen.has(key(e.scheduleId, e.at)));
+  const seen = new Set(receipts.map((r) => occurrenceKey(r.scheduleId, r.scheduledAt)));
+  return expected.filter((e) => !seen.has(occurrenceKey(e.scheduleId, e.at)));
 }
 
 /** Splits the undelivered into late (still held by the service) and lost, per its ledger. */

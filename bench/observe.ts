@@ -1,4 +1,4 @@
-import { lagStats, type ExpectedOccurrence } from './analysis';
+import { lagStats, occurrenceKey, type ExpectedOccurrence } from './analysis';
 import type { Receipt, Sink } from './sink';
 
 export interface ObserveOptions {
@@ -18,8 +18,6 @@ export interface ObserveOptions {
   onTick?: (elapsedMs: number) => Promise<void> | void;
 }
 
-const key = (scheduleId: string, at: number) => `${scheduleId}@${at}`;
-
 /**
  * Waits out the window, printing one progress line every few seconds, then waits (bounded) until
  * every expected occurrence has arrived. Never loops unbounded: the window plus drainMs is the most
@@ -30,16 +28,16 @@ export async function observe(options: ObserveOptions): Promise<{ drainedMs: num
   const everyMs = options.everyMs ?? 5000;
   const received = new Set<string>();
   let recent: Receipt[] = [];
-  for (const r of sink.all()) received.add(key(r.scheduleId, r.scheduledAt));
+  for (const r of sink.all()) received.add(occurrenceKey(r.scheduleId, r.scheduledAt));
   const unsubscribe = sink.onReceipt((r) => {
-    received.add(key(r.scheduleId, r.scheduledAt));
+    received.add(occurrenceKey(r.scheduleId, r.scheduledAt));
     recent.push(r);
   });
   const started = Date.now();
   const line = (phase: string) => {
     const now = Date.now();
     const due = options.expected().filter((e) => e.at <= now - 1000);
-    const missing = due.filter((e) => !received.has(key(e.scheduleId, e.at))).length;
+    const missing = due.filter((e) => !received.has(occurrenceKey(e.scheduleId, e.at))).length;
     const lags = recent.map((r) => r.receivedAt - r.scheduledAt);
     const stats = lagStats(lags);
     const seconds = everyMs / 1000;
@@ -64,7 +62,9 @@ export async function observe(options: ObserveOptions): Promise<{ drainedMs: num
     let lastLine = Date.now();
     for (;;) {
       const expected = options.expected();
-      const missing = expected.filter((e) => !received.has(key(e.scheduleId, e.at))).length;
+      const missing = expected.filter(
+        (e) => !received.has(occurrenceKey(e.scheduleId, e.at)),
+      ).length;
       if (missing === 0 || Date.now() >= deadline) break;
       await new Promise((done) => setTimeout(done, 200));
       await options.onTick?.(Date.now() - started);

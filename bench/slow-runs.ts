@@ -2,6 +2,7 @@
  * The slowest runs of a window, ranked by the sink's receipts, with the stages the ledger has
  * for each (bench/stages.ts reads them): pure, so it is tested without a database.
  */
+import { firstReceipts } from './analysis';
 import type { Receipt } from './sink';
 
 /** A run's stages against its nominal instant (epoch ms), as the ledger has them. */
@@ -33,7 +34,7 @@ export function slowestRuns(
   receipts: readonly Receipt[],
   window: { origin: number; count: number },
 ): SlowRun[] {
-  const receivedAt = firstReceiptByRun(receipts);
+  const receivedAt = firstReceipts(receipts, (r) => r.runId);
   return runs
     .flatMap((run) => {
       const received = receivedAt.get(run.id);
@@ -60,14 +61,4 @@ export function describeSlowRuns(runs: readonly SlowRun[]): string {
         `${r.atSeconds.toFixed(3)} s ${ms(r.createdMs)}/${ms(r.claimedMs)}/${ms(r.receivedMs)} ms`,
     )
     .join(', ');
-}
-
-/** The first receipt of each run, by run id. */
-function firstReceiptByRun(receipts: readonly Receipt[]): Map<string, number> {
-  const first = new Map<string, number>();
-  for (const r of receipts) {
-    const seen = first.get(r.runId);
-    if (seen === undefined || r.receivedAt < seen) first.set(r.runId, r.receivedAt);
-  }
-  return first;
 }

@@ -2,7 +2,9 @@ import {
   analyze,
   drainRate,
   firstAttemptsOf,
+  firstReceipts,
   lagStats,
+  occurrenceKey,
   type ExpectedOccurrence,
 } from '../analysis';
 import type { Tenant } from '../api-client';
@@ -357,15 +359,10 @@ function lagTimeline(
   quiet: readonly ExpectedOccurrence[],
   floodAt: number,
 ): string {
-  const first = new Map<string, number>();
-  for (const r of receipts) {
-    const k = `${r.scheduleId}@${r.scheduledAt}`;
-    const seen = first.get(k);
-    if (seen === undefined || r.receivedAt < seen) first.set(k, r.receivedAt);
-  }
+  const first = firstReceipts(receipts, (r) => occurrenceKey(r.scheduleId, r.scheduledAt));
   const buckets = new Map<number, number[]>();
   for (const e of quiet) {
-    const at = first.get(`${e.scheduleId}@${e.at}`);
+    const at = first.get(occurrenceKey(e.scheduleId, e.at));
     if (at === undefined) continue;
     const b = Math.floor((e.at - floodAt) / TIMELINE_BUCKET_MS);
     let lags = buckets.get(b);

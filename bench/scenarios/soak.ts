@@ -1,5 +1,13 @@
 import { Client } from 'pg';
-import { analyze, lagStats, receivedCheck, undeliveredOf, withLedger } from '../analysis';
+import {
+  analyze,
+  firstReceipts,
+  lagStats,
+  occurrenceKey,
+  receivedCheck,
+  undeliveredOf,
+  withLedger,
+} from '../analysis';
 import type { BenchContext, ScenarioResult, SoakFlags } from '../context';
 import { ledgerCheck } from '../ledger-check';
 import { fmt } from '../observe';
@@ -197,8 +205,7 @@ async function drain(
   const deadline = Date.now() + DRAIN_MS;
   const expected = workload.expected(windowStart, windowEnd);
   while (Date.now() < deadline) {
-    const seen = new Set(ctx.sink.all().map((r) => `${r.scheduleId}@${r.scheduledAt}`));
-    if (expected.every((e) => seen.has(`${e.scheduleId}@${e.at}`))) return;
+    if (undeliveredOf(ctx.sink.all(), expected).length === 0) return;
     await new Promise((done) => setTimeout(done, 500));
   }
 }
@@ -250,15 +257,10 @@ async function judge(ctx: BenchContext, world: World, j: Judged): Promise<Scenar
     receivedCheck(ctx.sink.all())(e),
   );
   const delivery = withLedger(analyze(receipts, expected, judgedWindow), verdict);
-  const first = new Map<string, number>();
-  for (const r of receipts) {
-    const k = `${r.scheduleId}@${r.scheduledAt}`;
-    const seen = first.get(k);
-    if (seen === undefined || r.receivedAt < seen) first.set(k, r.receivedAt);
-  }
+  const first = firstReceipts(receipts, (r) => occurrenceKey(r.scheduleId, r.scheduledAt));
   const delivered: Delivered[] = [];
   for (const e of j.workload.expected(j.windowStart, j.windowEnd)) {
-    const at = first.get(`${e.scheduleId}@${e.at}`);
+    const at = first.get(occurrenceKey(e.scheduleId, e.at));
     if (at !== undefined) delivered.push({ at: e.at, receivedAt: at });
   }
   const total = j.phases.steady + j.phases.held + j.phases.recovery;
