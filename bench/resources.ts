@@ -4,8 +4,10 @@ import {
   peakRssMb,
   postgresCpuSeconds,
   postgresPssMb,
+  processTable,
   serviceTreeCpuSeconds,
   serviceTreeRssMb,
+  type ProcessTable,
 } from './proc-stats';
 
 export interface ProcessUsage {
@@ -120,17 +122,19 @@ export class ResourceMeter {
   }
 
   private sample(): void {
-    for (const p of this.processes.values()) if (!p.retired) this.read(p);
+    // One pass over /proc for every tree this sample reads (it was one per tree and reading).
+    const table = processTable();
+    for (const p of this.processes.values()) if (!p.retired) this.read(p, table);
     if (this.postmasterPid) {
-      const pss = postgresPssMb(this.postmasterPid);
+      const pss = postgresPssMb(this.postmasterPid, table);
       if (pss !== null) this.pgPeakPss = Math.max(this.pgPeakPss ?? 0, pss);
     }
   }
 
-  private read(p: Metered): void {
-    const cpu = serviceTreeCpuSeconds(p.pid);
+  private read(p: Metered, table?: ProcessTable): void {
+    const cpu = serviceTreeCpuSeconds(p.pid, table);
     if (cpu !== null) p.lastCpu = cpu;
-    const rss = Math.max(peakRssMb(p.pid) ?? 0, serviceTreeRssMb(p.pid) ?? 0);
+    const rss = Math.max(peakRssMb(p.pid) ?? 0, serviceTreeRssMb(p.pid, table) ?? 0);
     p.peakRss = Math.max(p.peakRss, rss);
   }
 }
