@@ -74,9 +74,10 @@ export function pssMb(pid: number): number | null {
   }
 }
 
-/** Each process's direct children, by parent pid: one pass over /proc (a few ms with ~100 processes). */
+/** Each process's direct children, by parent pid. */
 export type ProcessTable = ReadonlyMap<number, readonly number[]>;
 
+/** The machine's processes as a ProcessTable: one pass over /proc (ms with ~100 processes). */
 export function processTable(): ProcessTable {
   const table = new Map<number, number[]>();
   for (const entry of readdirSync('/proc')) {
