@@ -2,6 +2,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { NO_ROOM, roomLeft, type HandoffReceiver, type HandoffRoom } from '../handoff';
 import type { Lifecycle } from '../observability';
 import { HIGH_RUNS_QUEUE, type HandedOffJob } from '../queue';
+import { workerExecArgv } from './child-node-options';
 import { isPoolMessage, type ProcessMetrics, WORKER_PROCESS_FLAG } from './pool-message';
 import { failuresAfterExit, restartDelayMs } from './restart-backoff';
 
@@ -155,8 +156,7 @@ export class WorkerPool {
   private spawn(slot: Slot): Promise<void> {
     const child = fork(this.options.entry, [WORKER_PROCESS_FLAG], {
       env: this.options.env,
-      // The primary's node flags (e.g. a profiler's) apply to its children too.
-      execArgv: process.execArgv,
+      execArgv: workerExecArgv(process.execArgv),
     });
     slot.child = child;
     slot.workerId = null;

@@ -1,6 +1,6 @@
 import { ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { eventually } from '../support/eventually';
@@ -98,6 +98,11 @@ function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** A process's arguments (Linux). */
+function commandLine(pid: number): string[] {
+  return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
 }
 
 /** The process id inside a built-in worker's id (`worker:<host>:<pid>:<random>`). */
@@ -201,6 +206,9 @@ describe('a service with a worker process pool (WORKER_PROCESSES=2)', () => {
     expect(workers).toHaveLength(2);
     expect(workers).not.toContain(service.child.pid);
     for (const pid of workers) expect(alive(pid)).toBe(true);
+    // Worker processes start their young generation at its working size; the primary does not.
+    for (const pid of workers) expect(commandLine(pid)).toContain('--min-semi-space-size=16');
+    expect(commandLine(service.child.pid!)).not.toContain('--min-semi-space-size=16');
 
     const tenantRes = await fetch(`${service.url}/tenants`, {
       method: 'POST',
