@@ -86,11 +86,13 @@ export class Sink {
   }
 
   async close(): Promise<void> {
+    if (this.thread.threadId === -1) return; // the thread has ended already (it failed)
+    // Its server closed, or the thread gone meanwhile: either way nothing listens.
     const closed = new Promise<void>((resolve) => {
-      const onMessage = (message: SinkMessage) => {
+      this.thread.on('message', (message: SinkMessage) => {
         if (message.kind === 'closed') resolve();
-      };
-      this.thread.on('message', onMessage);
+      });
+      this.thread.once('exit', () => resolve());
     });
     this.thread.postMessage({ kind: 'close' } satisfies SinkCommand);
     await closed;
