@@ -44,10 +44,16 @@ export interface DeliveryStats {
 /** An occurrence's key: its schedule and nominal instant (epoch ms). */
 export const occurrenceKey = (scheduleId: string, at: number) => `${scheduleId}@${at}`;
 
-/** When each key's first receipt came (a retry or a duplicate comes later), by `keyOf`. */
+/** The key of the occurrence a receipt is for. */
+export const receiptKey = (r: Receipt) => occurrenceKey(r.scheduleId, r.scheduledAt);
+
+/**
+ * When each key's first receipt came (a retry or a duplicate comes later), by `keyOf` (the
+ * occurrence's, unless told).
+ */
 export function firstReceipts(
   receipts: readonly Receipt[],
-  keyOf: (receipt: Receipt) => string,
+  keyOf: (receipt: Receipt) => string = receiptKey,
 ): Map<string, number> {
   const first = new Map<string, number>();
   for (const r of receipts) {
@@ -73,7 +79,7 @@ export function analyze(
   let duplicates = 0;
   const firstAttempts = new Map<string, number>();
   const runsByOccurrence = new Map<string, Set<string>>();
-  const firstReceipt = firstReceipts(receipts, (r) => occurrenceKey(r.scheduleId, r.scheduledAt));
+  const firstReceipt = firstReceipts(receipts);
   for (const r of receipts) {
     if (r.receivedAt < r.scheduledAt) early++;
     if (r.attempt > 1) retries++;
@@ -82,7 +88,7 @@ export function analyze(
       if (seen >= 1) duplicates++;
       firstAttempts.set(r.runId, seen + 1);
     }
-    const k = occurrenceKey(r.scheduleId, r.scheduledAt);
+    const k = receiptKey(r);
     let runs = runsByOccurrence.get(k);
     if (!runs) runsByOccurrence.set(k, (runs = new Set()));
     if (!runs.has(r.runId)) {
@@ -173,7 +179,7 @@ export function undeliveredOf(
   receipts: readonly Receipt[],
   expected: readonly ExpectedOccurrence[],
 ): ExpectedOccurrence[] {
-  const seen = new Set(receipts.map((r) => occurrenceKey(r.scheduleId, r.scheduledAt)));
+  const seen = new Set(receipts.map(receiptKey));
   return expected.filter((e) => !seen.has(occurrenceKey(e.scheduleId, e.at)));
 }
 

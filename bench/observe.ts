@@ -1,4 +1,4 @@
-import { lagStats, occurrenceKey, type ExpectedOccurrence } from './analysis';
+import { lagStats, occurrenceKey, receiptKey, type ExpectedOccurrence } from './analysis';
 import type { Receipt, Sink } from './sink';
 
 export interface ObserveOptions {
@@ -28,9 +28,9 @@ export async function observe(options: ObserveOptions): Promise<{ drainedMs: num
   const everyMs = options.everyMs ?? 5000;
   const received = new Set<string>();
   let recent: Receipt[] = [];
-  for (const r of sink.all()) received.add(occurrenceKey(r.scheduleId, r.scheduledAt));
+  for (const r of sink.all()) received.add(receiptKey(r));
   const unsubscribe = sink.onReceipt((r) => {
-    received.add(occurrenceKey(r.scheduleId, r.scheduledAt));
+    received.add(receiptKey(r));
     recent.push(r);
   });
   const started = Date.now();

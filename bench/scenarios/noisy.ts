@@ -359,7 +359,7 @@ function lagTimeline(
   quiet: readonly ExpectedOccurrence[],
   floodAt: number,
 ): string {
-  const first = firstReceipts(receipts, (r) => occurrenceKey(r.scheduleId, r.scheduledAt));
+  const first = firstReceipts(receipts);
   const buckets = new Map<number, number[]>();
   for (const e of quiet) {
     const at = first.get(occurrenceKey(e.scheduleId, e.at));

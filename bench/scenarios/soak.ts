@@ -257,7 +257,7 @@ async function judge(ctx: BenchContext, world: World, j: Judged): Promise<Scenar
     receivedCheck(ctx.sink.all())(e),
   );
   const delivery = withLedger(analyze(receipts, expected, judgedWindow), verdict);
-  const first = firstReceipts(receipts, (r) => occurrenceKey(r.scheduleId, r.scheduledAt));
+  const first = firstReceipts(receipts);
   const delivered: Delivered[] = [];
   for (const e of j.workload.expected(j.windowStart, j.windowEnd)) {
     const at = first.get(occurrenceKey(e.scheduleId, e.at));
