@@ -1,7 +1,8 @@
 import type { DataSourceOptions, MixedList } from 'typeorm';
 import { parseDatabaseUrl, urlFor } from './database-address';
-import { connectionProbe, DEFAULT_POOL_IDLE_MS, primaryPoolOptions } from './primary-client';
+import { DEFAULT_POOL_IDLE_MS, primaryPoolOptions } from './primary-client';
 import { PrimaryLocator, type LocatorLogger } from './primary-locator';
+import { PrimaryProbe } from './primary-probe';
 
 /** The entities and migrations of the whole application (see src/schema.ts). */
 export interface SchemaDefinition {
@@ -35,7 +36,7 @@ export function primaryLocatorFor(
   logger?: LocatorLogger,
 ): PrimaryLocator {
   const address = parseDatabaseUrl(url);
-  return new PrimaryLocator(address, connectionProbe(address, tuning.connectTimeoutMs), {
+  return new PrimaryLocator(address, new PrimaryProbe(address, tuning.connectTimeoutMs), {
     checkIntervalMs: tuning.primaryCheckIntervalMs,
     logger,
   });

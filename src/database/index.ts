@@ -24,6 +24,7 @@ export {
 } from './primary-client';
 export { PreparingPrimaryClient } from './preparing-client';
 export { NoWritableHostError, PrimaryLocator, ReadOnlyServerError } from './primary-locator';
+export { PrimaryProbe, PROBE_APPLICATION_NAME } from './primary-probe';
 export { databaseRoundTrips, databaseWaits } from './round-trips';
 export { inPartitionsOf, instantBounds, UNBOUNDED, type InstantBounds } from './partition-bounds';
 export { SqlRunner, type Row } from './sql-runner';

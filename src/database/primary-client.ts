@@ -1,13 +1,8 @@
 import { Socket } from 'node:net';
 import { Client, type ClientConfig, type QueryResult } from 'pg';
-import { isSocketDirectory, urlFor, type DatabaseAddress, type HostPort } from './database-address';
-import {
-  PrimaryLocator,
-  ReadOnlyServerError,
-  type HostProbe,
-  type ProbeResult,
-} from './primary-locator';
-import { PREPARE_WRITE_SESSION, SESSION_IS_WRITABLE } from './primary.sql';
+import { isSocketDirectory } from './database-address';
+import { PrimaryLocator, ReadOnlyServerError } from './primary-locator';
+import { PREPARE_WRITE_SESSION } from './primary.sql';
 import { countRoundTrip, countWait } from './round-trips';
 
 type Query = (this: Client, ...args: unknown[]) => unknown;
@@ -230,36 +225,5 @@ export function primaryPoolOptions(
     primaryLocator: locator,
     connectionTimeoutMillis: connectTimeoutMs,
     idleTimeoutMillis: idleTimeoutMs,
-  };
-}
-
-/**
- * A probe over a short-lived connection of its own: writable, read-only, or unreachable within
- * `timeoutMs` (a server that hangs, stopped or cut off, counts as unreachable).
- */
-export function connectionProbe(address: DatabaseAddress, timeoutMs: number): HostProbe {
-  return async (host: HostPort): Promise<ProbeResult> => {
-    const client = new Client({
-      connectionString: urlFor(address, host),
-      connectionTimeoutMillis: timeoutMs,
-      application_name: 'dueline-primary-probe',
-    });
-    client.on('error', () => undefined);
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<ProbeResult>((resolve) => {
-      timer = setTimeout(() => resolve('unreachable'), timeoutMs);
-    });
-    const asked = (async (): Promise<ProbeResult> => {
-      await client.connect();
-      const { rows } = await client.query<{ writable: boolean }>(SESSION_IS_WRITABLE);
-      return rows[0].writable ? 'writable' : 'read-only';
-    })().catch((): ProbeResult => 'unreachable');
-    try {
-      return await Promise.race([asked, deadline]);
-    } finally {
-      clearTimeout(timer);
-      // Never wait on a server that does not answer: drop the socket.
-      client.connection.stream.destroy();
-    }
   };
 }

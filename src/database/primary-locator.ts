@@ -2,8 +2,15 @@ import { describeHost, type DatabaseAddress, type HostPort } from './database-ad
 
 export type ProbeResult = 'writable' | 'read-only' | 'unreachable';
 
-/** Asks one server, within a bound, whether it takes writes (see SESSION_IS_WRITABLE). */
-export type HostProbe = (host: HostPort) => Promise<ProbeResult>;
+/** Asks servers, each within a bound, whether they take writes (see SESSION_IS_WRITABLE). */
+export interface HostProbe {
+  ask(host: HostPort): Promise<ProbeResult>;
+  /**
+   * Whether to keep a connection open between questions (while the locator asks every
+   * interval); false also closes what is kept.
+   */
+  keepConnections(keep: boolean): void;
+}
 
 /** A connection the locator may have to cut when its server stops being the primary. */
 export interface TrackedConnection {
@@ -66,10 +73,10 @@ export class PrimaryLostError extends Error {
  *
  * The hosts are probed in parallel, each within the probe's own bound, so a server that hangs
  * (stopped, or its network cut) delays the answer by one bound rather than one per retry.
- * While in use, the server is asked again every `checkIntervalMs`; once it stops answering or
- * turns read-only (demoted after a failover), the connections to it are cut: their statements
- * fail at once instead of hanging on a server that will never answer, and the next connection
- * locates the new primary.
+ * While in use, the server is asked again every `checkIntervalMs` (over the probe's kept
+ * connection: PrimaryProbe); once it stops answering or turns read-only (demoted after a
+ * failover), the connections to it are cut: their statements fail at once instead of hanging on
+ * a server that will never answer, and the next connection locates the new primary.
  */
 export class PrimaryLocator {
   private readonly logger: LocatorLogger;
@@ -122,6 +129,7 @@ export class PrimaryLocator {
   /** Starts asking the server in use whether it is still the primary. */
   start(): void {
     if (this.timer) return;
+    this.probe.keepConnections(true);
     this.timer = setInterval(() => void this.check(), this.options.checkIntervalMs);
     this.timer.unref();
   }
@@ -129,6 +137,7 @@ export class PrimaryLocator {
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.probe.keepConnections(false);
   }
 
   /** One check of the server in use (exposed for tests; the timer calls it). */
@@ -137,7 +146,7 @@ export class PrimaryLocator {
     if (!host || this.checking) return;
     this.checking = true;
     try {
-      const result = await this.probe(host);
+      const result = await this.probe.ask(host);
       if (result === 'writable') return;
       this.forget(host);
       this.cut(host, result);
@@ -148,7 +157,7 @@ export class PrimaryLocator {
 
   private async search(): Promise<HostPort> {
     const { hosts } = this.address;
-    const probes = hosts.map((host) => this.probe(host));
+    const probes = hosts.map((host) => this.probe.ask(host));
     const results: ProbeResult[] = [];
     // URL order decides among writable servers (libpq's rule), so a later host that answers
     // first still waits for the earlier ones' answers, each bounded by the probe.

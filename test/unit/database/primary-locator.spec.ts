@@ -10,14 +10,18 @@ type Result = 'writable' | 'read-only' | 'unreachable';
 /** A formation whose servers' answers the test sets, and whose probes it counts. */
 function formation(hosts: string, answers: Record<string, Result | Promise<Result>>) {
   const asked: string[] = [];
-  const probe = (host: HostPort) => {
-    asked.push(host.host);
-    return Promise.resolve(answers[host.host]);
+  const keeping: boolean[] = [];
+  const probe = {
+    ask: (host: HostPort) => {
+      asked.push(host.host);
+      return Promise.resolve(answers[host.host]);
+    },
+    keepConnections: (keep: boolean) => keeping.push(keep),
   };
   const locator = new PrimaryLocator(parseDatabaseUrl(`postgres://u@${hosts}/db`), probe, {
     checkIntervalMs: 60_000,
   });
-  return { locator, asked, answers };
+  return { locator, asked, answers, keeping };
 }
 
 describe('PrimaryLocator', () => {
@@ -92,5 +96,15 @@ describe('PrimaryLocator', () => {
     locator.forget(a);
     await locator.locate();
     expect(cut).toEqual(['a']);
+  });
+
+  it('has its probe keep a connection only while it checks the server in use', async () => {
+    const { locator, keeping } = formation('a', { a: 'writable' });
+    await locator.locate();
+    expect(keeping).toEqual([]);
+    locator.start();
+    expect(keeping).toEqual([true]);
+    locator.stop();
+    expect(keeping).toEqual([true, false]);
   });
 });
