@@ -28,6 +28,13 @@ export interface NewRunToAdmit extends AdmissionCandidate {
   state: 'QUEUED' | 'SKIPPED' | 'FAILED';
 }
 
+/** What one round of the admitter did (AdmissionService.admitWaiting). */
+export interface AdmitterRound {
+  admitted: number;
+  /** Tenants it found with runs waiting (at most a round's worth). */
+  tenantsWaiting: number;
+}
+
 /**
  * Admission: the claim. A run starts (RUNNING under a new fencing token, its attempt appended)
  * only when its tenant has a permit and a rate token and its schedule's overlap policy allows
@@ -46,6 +53,8 @@ export class AdmissionService {
   private nextSummaryAt = -Infinity;
   /** How much of a saturated fleet each waiting tenant has had (see FleetTurns). */
   private readonly turns = new FleetTurns();
+  /** Told when this process decides that new runs wait (the admitter beside it: its cadence). */
+  private readonly waitingDecided: Array<() => void> = [];
 
   constructor(
     private readonly admission: AdmissionRepository,
@@ -141,14 +150,31 @@ export class AdmissionService {
     );
     const fleet = fleetBacklog === null ? { free: null } : this.roomBeside(fleetBacklog);
     const decisions = decideAdmission(runs, tenants, fleet, targets);
+    let waits = false;
     runs.forEach((run, i) => {
       const decision = decisions[i];
       if (decision.admitted) run.admitted = true;
       else if ('ends' in decision) {
         run.state = 'FAILED';
         run.reason = decision.ends;
-      } else run.reason = decision.waitsFor;
+      } else {
+        run.reason = decision.waitsFor;
+        waits = true;
+      }
     });
+    if (waits) for (const listener of this.waitingDecided) listener();
+  }
+
+  /**
+   * Calls `listener` whenever this process decides that new runs wait for admission (before the
+   * deciding transaction commits); returns its removal.
+   */
+  onWaitingDecided(listener: () => void): () => void {
+    this.waitingDecided.push(listener);
+    return () => {
+      const at = this.waitingDecided.indexOf(listener);
+      if (at >= 0) this.waitingDecided.splice(at, 1);
+    };
   }
 
   /**
@@ -175,9 +201,10 @@ export class AdmissionService {
    * `tenantsPerRound`, taking turns when there are more), the fleet's room shared among them by
    * weight (shareFleet), then for each one transaction under its permit lock that admits what it
    * can afford now and its share allows, in its admission order, and publishes their jobs;
-   * waiting runs past their start deadline are SKIPPED. Returns how many runs were admitted.
+   * waiting runs past their start deadline are SKIPPED. Returns how many runs were admitted and
+   * how many tenants it found waiting.
    */
-  async admitWaiting(): Promise<number> {
+  async admitWaiting(): Promise<AdmitterRound> {
     const { admission } = this.config;
     const { tenants, pastStartDeadline } = await this.admission.waitingAtAGlance(
       admission.tenantsPerRound,
@@ -240,7 +267,7 @@ export class AdmissionService {
         this.nextSummaryAt = startedAt + nextSummaryGapMs(tookMs);
       }
     }
-    return admitted;
+    return { admitted, tenantsWaiting: tenants.length };
   }
 
   /**

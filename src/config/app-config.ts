@@ -197,6 +197,12 @@ export interface TracingConfig {
  */
 export interface AdmissionConfig {
   intervalMs: number;
+  /**
+   * The pause after a round that found no run waiting, until this process decides that one
+   * waits (which wakes the admitter at once); a run made to wait elsewhere (another replica's
+   * poller, a worker's refused claim) is found within it.
+   */
+  idleIntervalMs: number;
   /** A tenant held back by its rate alone is admitted in chunks of this many ms of it (0: none). */
   rateChunkMs: number;
   tenantsPerRound: number;
@@ -456,6 +462,7 @@ export function loadConfig(env: Env): AppConfig {
     tracing: tracing(env),
     admission: {
       intervalMs: int('ADMISSION_INTERVAL_MS', 50, 5, 60_000),
+      idleIntervalMs: int('ADMISSION_IDLE_INTERVAL_MS', 250, 5, 60_000),
       // At most the token bucket's capacity (one second of the rate), or the chunk never fills.
       rateChunkMs: int('ADMISSION_RATE_CHUNK_MS', 50, 0, 1000),
       tenantsPerRound: int('ADMISSION_TENANTS_PER_ROUND', 1000, 1, 100_000),

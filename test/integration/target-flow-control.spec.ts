@@ -99,7 +99,7 @@ describe('per-target flow control: the budget across replicas', () => {
     });
     const admitters = [w.t.app.get(AdmissionService), replica.app.get(AdmissionService)];
     const admitted = await Promise.all(admitters.map((a) => a.admitWaiting()));
-    expect(admitted.reduce((a, b) => a + b, 0)).toBe(1);
+    expect(admitted.reduce((sum, round) => sum + round.admitted, 0)).toBe(1);
     const after = await runsOf(w, runIds);
     const nowAdmitted = after.filter(
       (r: { state: string; admitted_at: Date | null }) => r.state === 'QUEUED' && r.admitted_at,
@@ -107,7 +107,7 @@ describe('per-target flow control: the budget across replicas', () => {
     expect(nowAdmitted).toHaveLength(1);
     expect(nowAdmitted[0].jobs).toBe(1);
     // And nothing more while the permits stay taken.
-    expect(await admitters[1].admitWaiting()).toBe(0);
+    expect((await admitters[1].admitWaiting()).admitted).toBe(0);
   });
 
   it('ratePerSecond: runs created together are admitted at most one second of burst, the rest wait throttled_target and drain at the rate', async () => {
@@ -129,7 +129,7 @@ describe('per-target flow control: the budget across replicas', () => {
     const admitter = w.t.app.get(AdmissionService);
     // The bucket is empty: an immediate round admits nothing of the target, or on a machine slow
     // enough that a token refilled meanwhile, no more than refilled.
-    const immediate = await admitter.admitWaiting();
+    const immediate = (await admitter.admitWaiting()).admitted;
     expect(immediate).toBeLessThanOrEqual(Math.floor((Date.now() - spentFrom) / 500));
     const started = Date.now();
     await eventually(
