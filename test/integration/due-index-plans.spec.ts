@@ -59,7 +59,9 @@ describe('due index plans: a backlog batch beside a flood', () => {
         values: [ALL_SHARDS, null, null],
       });
     }
-    // The flood across every shard, a few entries older than it, and a day of later entries.
+    // The flood across every shard, a few entries older than it, and later entries from ten
+    // minutes on (from a second on, a test that ran more than a second after this, on a busy
+    // host, found the first of them due within its horizon).
     await generic.query(
       `INSERT INTO due_index (shard, due_at, schedule_id, tenant_id, revision)
        SELECT i % $2::int, $1::timestamptz, gen_random_uuid(), gen_random_uuid(), 1
@@ -68,7 +70,7 @@ describe('due index plans: a backlog batch beside a flood', () => {
        SELECT s, $4::timestamptz, gen_random_uuid(), gen_random_uuid(), 1
          FROM unnest($5::int[]) AS s
        UNION ALL
-       SELECT i % $2::int, now() + make_interval(secs => i), gen_random_uuid(),
+       SELECT i % $2::int, now() + make_interval(mins => 10, secs => i), gen_random_uuid(),
               gen_random_uuid(), 1
          FROM generate_series(1, $3::int) AS i`,
       [floodAt, SHARD_COUNT, FLOOD, earlier, EARLIER_SHARDS],
