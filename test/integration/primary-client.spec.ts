@@ -8,7 +8,11 @@ import {
   primarySocket,
   ReadOnlyServerError,
 } from '../../src/database';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import {
+  closeTestDatabase,
+  connectTestDatabase,
+  type TestDatabase,
+} from '../support/test-database';
 
 /** The net.Socket methods a flush of written chunks goes through. */
 type SocketFlushes = Record<'_write' | '_writev', (...args: unknown[]) => unknown>;
@@ -19,14 +23,9 @@ describe('PrimaryClient', () => {
   let admin: Client;
 
   beforeAll(async () => {
-    database = await createTestDatabase({ empty: true });
-    admin = new Client({ connectionString: database.url });
-    await admin.connect();
+    ({ db: database, client: admin } = await connectTestDatabase({ empty: true }));
   });
-  afterAll(async () => {
-    await admin.end();
-    await database.drop();
-  });
+  afterAll(() => closeTestDatabase({ db: database, client: admin }));
 
   /** `pipeline`: statements written without waiting for answers, as the service's pools do. */
   const connect = async (url = database.url, { pipeline = false } = {}) => {

@@ -1,7 +1,11 @@
 import { Client } from 'pg';
 import { createServer } from 'node:net';
 import { parseDatabaseUrl, PrimaryProbe, PROBE_APPLICATION_NAME } from '../../src/database';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import {
+  closeTestDatabase,
+  connectTestDatabase,
+  type TestDatabase,
+} from '../support/test-database';
 
 /** The probe against a real server: one kept session, answering as a new session would. */
 describe('PrimaryProbe', () => {
@@ -9,14 +13,9 @@ describe('PrimaryProbe', () => {
   let admin: Client;
 
   beforeAll(async () => {
-    database = await createTestDatabase({ empty: true });
-    admin = new Client({ connectionString: database.url });
-    await admin.connect();
+    ({ db: database, client: admin } = await connectTestDatabase({ empty: true }));
   });
-  afterAll(async () => {
-    await admin.end();
-    await database.drop();
-  });
+  afterAll(() => closeTestDatabase({ db: database, client: admin }));
 
   const probeOf = (url = database.url) => {
     const address = parseDatabaseUrl(url);

@@ -26,8 +26,10 @@ export async function createTestDatabase(options: { empty?: boolean } = {}): Pro
 }
 
 /** A fresh database (createTestDatabase) and one client connected to it, for a file's own SQL. */
-export async function connectTestDatabase(): Promise<{ db: TestDatabase; client: Client }> {
-  const db = await createTestDatabase();
+export async function connectTestDatabase(
+  options: { empty?: boolean } = {},
+): Promise<{ db: TestDatabase; client: Client }> {
+  const db = await createTestDatabase(options);
   const client = new Client({ connectionString: db.url });
   try {
     await client.connect();
