@@ -54,7 +54,7 @@ export class AdmissionService {
   /** How much of a saturated fleet each waiting tenant has had (see FleetTurns). */
   private readonly turns = new FleetTurns();
   /** Told when this process decides that new runs wait (the admitter beside it: its cadence). */
-  private readonly waitingDecided: Array<() => void> = [];
+  private readonly waitingDecided = new Set<() => void>();
 
   constructor(
     private readonly admission: AdmissionRepository,
@@ -170,11 +170,8 @@ export class AdmissionService {
    * deciding transaction commits); returns its removal.
    */
   onWaitingDecided(listener: () => void): () => void {
-    this.waitingDecided.push(listener);
-    return () => {
-      const at = this.waitingDecided.indexOf(listener);
-      if (at >= 0) this.waitingDecided.splice(at, 1);
-    };
+    this.waitingDecided.add(listener);
+    return () => this.waitingDecided.delete(listener);
   }
 
   /**

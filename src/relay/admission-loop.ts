@@ -6,9 +6,11 @@ import { AdmitterCadence } from './admitter-cadence';
 
 /**
  * How long a decision that runs wait keeps the admitter at its active pace: longer than the
- * deciding transaction takes to commit after it.
+ * deciding transaction stays open after it. A crowded instant's batch decides up to a second
+ * (CROWDED_WINDOW_MS) before its instant and commits at the instant, so one second was too
+ * close; rounds at the active pace for a few seconds more cost little beside such a batch.
  */
-const WAITING_DECIDED_HOLD_MS = 1000;
+const WAITING_DECIDED_HOLD_MS = 5000;
 
 /**
  * The relay's admitter loop: every ADMISSION_INTERVAL_MS while runs wait (less often while none
