@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { createServer } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { parseDatabaseUrl, PrimaryProbe, PROBE_APPLICATION_NAME } from '../../src/database';
 import {
   closeTestDatabase,
@@ -118,8 +118,10 @@ describe('PrimaryProbe', () => {
   });
 
   it('counts a server that does not answer as unreachable, within its bound', async () => {
-    // A port that accepts connections and never answers: a server that hangs.
-    const silent = createServer(() => undefined);
+    // A port that accepts connections and never answers: a server that hangs. Its side of each
+    // connection is closed at the end, or it would hold the test process open.
+    const accepted = new Set<Socket>();
+    const silent = createServer((socket) => accepted.add(socket));
     await new Promise<void>((done) => silent.listen(0, '127.0.0.1', done));
     const port = (silent.address() as { port: number }).port;
     const { probe, host } = probeOf(`postgres://u@127.0.0.1:${port}/db`);
@@ -129,6 +131,7 @@ describe('PrimaryProbe', () => {
       expect(Date.now() - started).toBeLessThan(2000 + 1000);
     } finally {
       probe.keepConnections(false);
+      for (const socket of accepted) socket.destroy();
       silent.close();
     }
   });
