@@ -35,8 +35,7 @@ export class AdmissionLoop extends PeriodicDuty implements OnModuleDestroy {
     super(AdmissionLoop.name, () => cadence.pauseMs());
     this.cadence = cadence;
     this.unsubscribe = admission.onWaitingDecided(() => {
-      cadence.waitingDecided();
-      this.wake();
+      if (cadence.waitingDecided()) this.wake();
     });
   }
 

@@ -29,4 +29,18 @@ describe('AdmitterCadence', () => {
     now = 11_000;
     expect(c.pauseMs()).toBe(250);
   });
+
+  it('asks to be woken by a decision only while it rests, not at the active pace', () => {
+    const c = cadence();
+    // Active (no round has found nothing yet): a flood's batches need no wake-up each.
+    expect(c.waitingDecided()).toBe(false);
+    c.roundEnded(0);
+    // Still held active by the decision above.
+    expect(c.waitingDecided()).toBe(false);
+    now = 5_000;
+    expect(c.pauseMs()).toBe(250);
+    expect(c.waitingDecided()).toBe(true);
+    expect(c.pauseMs()).toBe(50);
+    expect(c.waitingDecided()).toBe(false);
+  });
 });
