@@ -27,9 +27,10 @@ Scenarios (default: ${DEFAULT_SET.join(' ')}, steady shortened to ${DEFAULT_SET_
   replicas   the first --rate on api | poller,relay | worker | worker; one worker SIGKILLed
   noisy      tenant isolation, in phases (--noisy-phases, default all), each on a fresh database:
              flood     one tenant's --flood (200/s, 50 concurrent) beside --quiet-tenants quiet
-                       ones (500 runs, one every 20 ms), against the quiet load alone
+                       ones (one run every 20 ms while the flood drains: 50 s, 2,500 runs), against
+                       the quiet load alone
              many      --many-tenants small tenants (SQL-seeded, --many-runs quiet runs each over
-                       10 s) beside two --flood floods, against the same quiet load alone
+                       the same 50 s) beside two --flood floods, against the same quiet load alone
              fair      three tenants of weight 1, 1, 2 flooding --fair-runs runs each into a small
                        fleet (20 slots, 20 admitted waiting, a --fair-target-ms target): their
                        shares of the deliveries while all three are backlogged
@@ -67,7 +68,7 @@ Flags:
   --ceiling-seconds 10    ceiling: seconds per concurrency level
   --flood 10000           noisy: the flooding tenant's runs     --quiet-tenants 20
   --noisy-phases flood,many,fair,reserved   noisy: the phases to run
-  --many-tenants 1000     noisy many: small tenants             --many-runs 2 (quiet runs each)
+  --many-tenants 1000     noisy many: small tenants             --many-runs 10 (quiet runs each)
   --fair-runs 3000        noisy fair: runs per flooding tenant   --fair-target-ms 20 (per call)
   --reserved-flood 7000   noisy reserved: the saturating flood's runs
   --soak-rate 150         soak: occurrences/s                   --soak-interval 30 (s)
@@ -188,7 +189,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       createClients: one('create-clients', 16),
       noisyPhases: noisyPhases(values.get('noisy-phases')),
       manyTenants: one('many-tenants', 1000),
-      manyRuns: one('many-runs', 2),
+      manyRuns: one('many-runs', 10),
       fairRuns: one('fair-runs', 3000),
       fairTargetMs: one('fair-target-ms', 20),
       reservedFlood: one('reserved-flood', 7000),

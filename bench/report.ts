@@ -234,7 +234,8 @@ function isolationChecks(
     pass: b <= 100 && b <= 2 * a && quietClean && (phase === 'flood' || floodsClean),
     measured:
       `p99 ${ms(b)} beside the flood${floods.length > 1 ? 's' : ''} vs ${ms(a)} alone ` +
-      `(${String(flooded.params.quietRuns)} quiet runs), ${d.undelivered} not delivered, ${d.early} early` +
+      `(${String(flooded.params.quietRuns)} quiet runs over the drain${firstStretchFigure(base, flooded)}), ` +
+      `${d.undelivered} not delivered, ${d.early} early` +
       (phase === 'many'
         ? `; floods ${floods.map((f) => `${f.delivered}/${f.size}`).join(', ')} delivered, ${floods.reduce((n, f) => n + f.early, 0)} early`
         : ''),
@@ -248,6 +249,17 @@ function isolationChecks(
     });
   }
   return checks;
+}
+
+/**
+ * The quiet p99 of the window's first ten seconds beside / alone (printed, not judged): where a
+ * flood's backlog is written; empty for results written before it was measured.
+ */
+function firstStretchFigure(base: ScenarioResult, flooded: ScenarioResult): string {
+  const p99 = (r: ScenarioResult) =>
+    (r.extra.firstStretch as { lagMs: { p99: number } | null } | undefined)?.lagMs?.p99;
+  const [a, b] = [p99(base), p99(flooded)];
+  return a === undefined || b === undefined ? '' : `; its first 10 s ${ms(b)} vs ${ms(a)}`;
 }
 
 function fairShareChecks(results: readonly ScenarioResult[]): TargetCheck[] {
