@@ -74,6 +74,21 @@ export function pssMb(pid: number): number | null {
   }
 }
 
+/**
+ * Private resident memory in MiB (Private_Clean + Private_Dirty of smaps_rollup): the pages only
+ * this process maps, which a process beside it does not share.
+ */
+export function privateMb(pid: number): number | null {
+  try {
+    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    const clean = /^Private_Clean:\s+(\d+) kB/m.exec(rollup);
+    const dirty = /^Private_Dirty:\s+(\d+) kB/m.exec(rollup);
+    return clean && dirty ? (Number(clean[1]) + Number(dirty[1])) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Each process's direct children, by parent pid. */
 export type ProcessTable = ReadonlyMap<number, readonly number[]>;
 
@@ -131,6 +146,19 @@ export function serviceTreeRssMb(root: number, table?: ProcessTable): number | n
   const own = rssMb(root);
   if (own === null) return null;
   return childrenOf(root, table).reduce((sum, pid) => sum + (rssMb(pid) ?? 0), own);
+}
+
+/**
+ * Resident memory of a replica and its live worker processes now, MiB, with the pages they share
+ * counted once: the replica's whole resident set and each child's private pages. A worker
+ * process runs the same node binary and libraries as its replica, whose ~50 MB of text a plain
+ * sum of resident sets (serviceTreeRssMb) counts once per process. A child's pages shared with
+ * some other process only (none are expected) would be left out.
+ */
+export function serviceTreeResidentOnceMb(root: number, table?: ProcessTable): number | null {
+  const own = rssMb(root);
+  if (own === null) return null;
+  return childrenOf(root, table).reduce((sum, pid) => sum + (privateMb(pid) ?? 0), own);
 }
 
 /** Sum of PSS over a postmaster and its children, MiB. */

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { ScenarioResult, TargetCheck } from './context';
 import { renderCost } from './cost-report';
 import { renderSoak, soakChecks } from './soak-report';
+import type { ResourceUsage } from './resources';
 
 export interface Machine {
   nproc: number;
@@ -94,11 +95,11 @@ export function checkTargets(results: readonly ScenarioResult[]): TargetCheck[] 
       pass: b <= a * 1.2,
       measured: `p99 ${ms(b)} vs ${ms(a)} (${((b / a - 1) * 100).toFixed(0)}%)`,
     });
-    const rss = big.resources?.service.peakRssMb ?? Infinity;
+    const memory = serviceMemory(big.resources);
     checks.push({
       target: `${(big.params.backgroundSchedules as number).toLocaleString('en')} schedules: service RSS ≤ 300 MB`,
-      pass: rss <= 300,
-      measured: `peak RSS ${rss} MB (largest replica)`,
+      pass: memory.judged <= 300,
+      measured: `${memory.described} (largest replica)`,
     });
   }
   checks.push(...noisyChecks(results));
@@ -162,23 +163,43 @@ function throughputChecks(ours: readonly ScenarioResult[]): TargetCheck[] {
     if (!burst) continue;
     const delivery = burst.delivery!;
     const within = burst.extra.allDispatchedWithinMs as number | null;
-    const rss = burst.resources?.service.peakRssMb ?? Infinity;
+    const memory = serviceMemory(burst.resources);
     const clean = delivery.lost === 0 && delivery.early === 0;
     checks.push({
       target:
         `${size.toLocaleString('en')}-run instant delivered within ${ms(limitMs)}` +
         (rssMb === null ? '' : `, service RSS ≤ ${rssMb} MB`) +
         ', nothing lost or early',
-      pass: within !== null && within <= limitMs && clean && (rssMb === null || rss <= rssMb),
+      pass:
+        within !== null && within <= limitMs && clean && (rssMb === null || memory.judged <= rssMb),
       measured:
         (within === null
           ? `${delivery.undelivered} not delivered within the drain`
           : `last one after ${ms(within)}`) +
-        (rssMb === null ? '' : `, peak RSS ${rss} MB (all service processes)`) +
+        (rssMb === null ? '' : `, ${memory.described} (all service processes)`) +
         `, lost ${delivery.lost}, early ${delivery.early}`,
     });
   }
   return checks;
+}
+
+/**
+ * A service's peak resident memory as its bounds judge it: with the pages its processes share (the
+ * node binary, ~50 MB) counted once, the summed resident sets printed beside. Results written
+ * before the shared-once figure was measured are judged by the sum.
+ */
+function serviceMemory(resources: ResourceUsage | null | undefined): {
+  judged: number;
+  described: string;
+} {
+  const sum = resources?.service.peakRssMb;
+  const once = resources?.service.peakResidentOnceMb;
+  if (sum === undefined) return { judged: Infinity, described: 'peak RSS -' };
+  if (once === undefined) return { judged: sum, described: `peak RSS ${sum} MB` };
+  return {
+    judged: once,
+    described: `peak RSS ${once} MB with shared pages counted once (${sum} MB summed over processes)`,
+  };
 }
 
 /** One flooding tenant's figures, as the noisy isolation rows carry them. */

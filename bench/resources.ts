@@ -6,6 +6,7 @@ import {
   postgresPssMb,
   processTable,
   serviceTreeCpuSeconds,
+  serviceTreeResidentOnceMb,
   serviceTreeRssMb,
   type ProcessTable,
 } from './proc-stats';
@@ -14,13 +15,25 @@ export interface ProcessUsage {
   name: string;
   pid: number;
   cpuSeconds: number;
+  /** Peak of the summed resident sets of the replica and its worker processes. */
   peakRssMb: number;
+  /** The same with the pages they share counted once (serviceTreeResidentOnceMb). */
+  peakResidentOnceMb: number;
 }
 
 export interface ResourceUsage {
   /** Length of the metered span, seconds. */
   seconds: number;
-  service: { cpuSeconds: number; peakRssMb: number; processes: ProcessUsage[] };
+  /**
+   * peakRssMb and peakResidentOnceMb: the largest replica's (a replica's figure includes its
+   * worker processes).
+   */
+  service: {
+    cpuSeconds: number;
+    peakRssMb: number;
+    peakResidentOnceMb: number;
+    processes: ProcessUsage[];
+  };
   postgres: { cpuSeconds: number | null; peakPssMb: number | null };
   /** This bench process (sink, peers' sink traffic, progress), CPU seconds. */
   benchCpuSeconds: number;
@@ -37,13 +50,15 @@ interface Metered {
   startCpu: number;
   lastCpu: number;
   peakRss: number;
+  peakResidentOnce: number;
   retired: boolean;
 }
 
 /**
  * Meters CPU seconds and peak memory of the processes under test (service replicas, or a peer's
  * runner) and of Postgres, over a span. A replica is metered with its child processes (a
- * primary's worker pool): CPU of the whole tree, peak of the tree's summed resident set. Samples once a second so a process that is SIGKILLed
+ * primary's worker pool): CPU of the whole tree, peak of the tree's summed resident set, and
+ * peak of its resident memory with shared pages counted once. Samples once a second so a process that is SIGKILLed
  * mid-run still reports what it used until shortly before; `retire()` takes an exact last reading.
  */
 export class ResourceMeter {
@@ -77,6 +92,7 @@ export class ResourceMeter {
       startCpu: cpu,
       lastCpu: cpu,
       peakRss: peakRssMb(pid) ?? 0,
+      peakResidentOnce: peakRssMb(pid) ?? 0,
       retired: false,
     });
   }
@@ -101,6 +117,7 @@ export class ResourceMeter {
       pid: p.pid,
       cpuSeconds: round(p.lastCpu - p.startCpu),
       peakRssMb: round(p.peakRss),
+      peakResidentOnceMb: round(p.peakResidentOnce),
     }));
     const serviceCpu = processes.reduce((sum, p) => sum + p.cpuSeconds, 0);
     const pgCpu = pgEnd !== null && this.pgStartCpu !== null ? pgEnd - this.pgStartCpu : 0;
@@ -111,6 +128,7 @@ export class ResourceMeter {
       service: {
         cpuSeconds: round(serviceCpu),
         peakRssMb: round(Math.max(0, ...processes.map((p) => p.peakRssMb))),
+        peakResidentOnceMb: round(Math.max(0, ...processes.map((p) => p.peakResidentOnceMb))),
         processes,
       },
       postgres: {
@@ -134,8 +152,14 @@ export class ResourceMeter {
   private read(p: Metered, table?: ProcessTable): void {
     const cpu = serviceTreeCpuSeconds(p.pid, table);
     if (cpu !== null) p.lastCpu = cpu;
-    const rss = Math.max(peakRssMb(p.pid) ?? 0, serviceTreeRssMb(p.pid, table) ?? 0);
-    p.peakRss = Math.max(p.peakRss, rss);
+    // The replica's own peak (VmHWM) is a floor for both: a peak between two samples.
+    const ownPeak = peakRssMb(p.pid) ?? 0;
+    p.peakRss = Math.max(p.peakRss, ownPeak, serviceTreeRssMb(p.pid, table) ?? 0);
+    p.peakResidentOnce = Math.max(
+      p.peakResidentOnce,
+      ownPeak,
+      serviceTreeResidentOnceMb(p.pid, table) ?? 0,
+    );
   }
 }
 
