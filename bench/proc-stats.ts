@@ -54,10 +54,23 @@ export function rssMb(pid: number): number | null {
 }
 
 function statusField(pid: number, name: string): number | null {
+  return kbFieldsMb(`/proc/${pid}/status`, [name]);
+}
+
+/**
+ * The sum of `names`, fields of the "Name:   123 kB" form in a /proc file, in MiB; null when the
+ * process is gone or a field is missing.
+ */
+function kbFieldsMb(path: string, names: readonly string[]): number | null {
   try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const match = new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status);
-    return match ? Number(match[1]) / 1024 : null;
+    const text = readFileSync(path, 'utf8');
+    let kb = 0;
+    for (const name of names) {
+      const match = new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text);
+      if (!match) return null;
+      kb += Number(match[1]);
+    }
+    return kb / 1024;
   } catch {
     return null;
   }
@@ -65,13 +78,7 @@ function statusField(pid: number, name: string): number | null {
 
 /** Proportional set size in MiB (shared pages divided among the processes sharing them). */
 export function pssMb(pid: number): number | null {
-  try {
-    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
-    const match = /^Pss:\s+(\d+) kB/m.exec(rollup);
-    return match ? Number(match[1]) / 1024 : null;
-  } catch {
-    return null;
-  }
+  return kbFieldsMb(`/proc/${pid}/smaps_rollup`, ['Pss']);
 }
 
 /**
@@ -79,14 +86,7 @@ export function pssMb(pid: number): number | null {
  * this process maps, which a process beside it does not share.
  */
 export function privateMb(pid: number): number | null {
-  try {
-    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
-    const clean = /^Private_Clean:\s+(\d+) kB/m.exec(rollup);
-    const dirty = /^Private_Dirty:\s+(\d+) kB/m.exec(rollup);
-    return clean && dirty ? (Number(clean[1]) + Number(dirty[1])) / 1024 : null;
-  } catch {
-    return null;
-  }
+  return kbFieldsMb(`/proc/${pid}/smaps_rollup`, ['Private_Clean', 'Private_Dirty']);
 }
 
 /** Each process's direct children, by parent pid. */
@@ -143,9 +143,7 @@ export function serviceTreeCpuSeconds(root: number, table?: ProcessTable): numbe
 
 /** Resident set of a replica and its live worker processes now, MiB. */
 export function serviceTreeRssMb(root: number, table?: ProcessTable): number | null {
-  const own = rssMb(root);
-  if (own === null) return null;
-  return childrenOf(root, table).reduce((sum, pid) => sum + (rssMb(pid) ?? 0), own);
+  return replicaPlusChildrenMb(root, rssMb, table);
 }
 
 /**
@@ -156,9 +154,18 @@ export function serviceTreeRssMb(root: number, table?: ProcessTable): number | n
  * some other process only (none are expected) would be left out.
  */
 export function serviceTreeResidentOnceMb(root: number, table?: ProcessTable): number | null {
+  return replicaPlusChildrenMb(root, privateMb, table);
+}
+
+/** A replica's resident set plus `ofChild` of each of its live children, MiB. */
+function replicaPlusChildrenMb(
+  root: number,
+  ofChild: (pid: number) => number | null,
+  table?: ProcessTable,
+): number | null {
   const own = rssMb(root);
   if (own === null) return null;
-  return childrenOf(root, table).reduce((sum, pid) => sum + (privateMb(pid) ?? 0), own);
+  return childrenOf(root, table).reduce((sum, pid) => sum + (ofChild(pid) ?? 0), own);
 }
 
 /** Sum of PSS over a postmaster and its children, MiB. */

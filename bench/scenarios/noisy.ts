@@ -5,6 +5,7 @@ import {
   firstReceipts,
   lagStats,
   occurrenceKey,
+  type DeliveryStats,
   type ExpectedOccurrence,
 } from '../analysis';
 import type { Tenant } from '../api-client';
@@ -177,12 +178,10 @@ async function isolation(
       (i) => warmUpFrom + Math.floor(i * quietEveryMs),
     );
     if (Date.now() > warmUpFrom - 500) throw new Error('seeding ran past the warm-up');
-    const quietIds = quiet.map((e) => e.scheduleId);
-    const warmUpIds = warmUp.map((e) => e.scheduleId);
     const flood: ExpectedOccurrence[] = floodIds.map((scheduleId) => ({ scheduleId, at: floodAt }));
     console.log(
       `  ${floods} × ${floodSize} flood runs due ${new Date(floodAt).toISOString()}, ` +
-        `${quietIds.length} quiet runs (one every ${quietEveryMs} ms) over the ${seconds} s after`,
+        `${quiet.length} quiet runs (one every ${quietEveryMs} ms) over the ${seconds} s after`,
     );
     await sleepUntil(floodAt - 1000);
     world.startMeter();
@@ -214,27 +213,12 @@ async function isolation(
         `  cpu profiles: npm run bench:profile -- <files> ${profileWindowArgument(window)}`,
       );
     }
-    const quietSet = new Set(quietIds);
-    const quietDelivery = analyze(
-      receipts.filter((r) => quietSet.has(r.scheduleId)),
-      quiet,
-      { from: quiet[0].at, to: quiet[quiet.length - 1].at },
-    );
+    const quietDelivery = deliveryOf(receipts, quiet);
     // The window's first stretch alone (the ten seconds this phase judged before): where the
     // flood's backlog is written.
     const firstStretch = quiet.filter((e) => e.at < quiet[0].at + FIRST_STRETCH_MS);
-    const firstStretchSet = new Set(firstStretch.map((e) => e.scheduleId));
-    const firstStretchLag = analyze(
-      receipts.filter((r) => firstStretchSet.has(r.scheduleId)),
-      firstStretch,
-      { from: firstStretch[0].at, to: firstStretch[firstStretch.length - 1].at },
-    ).lagMs;
-    const warmUpSet = new Set(warmUpIds);
-    const warmUpDelivery = analyze(
-      receipts.filter((r) => warmUpSet.has(r.scheduleId)),
-      warmUp,
-      { from: warmUp[0].at, to: warmUp[warmUp.length - 1].at },
-    );
+    const firstStretchLag = deliveryOf(receipts, firstStretch).lagMs;
+    const warmUpDelivery = deliveryOf(receipts, warmUp);
     const notes: string[] = [describeCost(cost)];
     const warmUpLag = warmUpDelivery.lagMs;
     notes.push(
@@ -349,6 +333,22 @@ async function isolation(
 }
 
 /**
+ * The delivery of `expected` (one-time runs, each schedule once), judged over their own instants
+ * from the receipts of their schedules only.
+ */
+function deliveryOf(
+  receipts: readonly Receipt[],
+  expected: readonly ExpectedOccurrence[],
+): DeliveryStats {
+  const ids = new Set(expected.map((e) => e.scheduleId));
+  return analyze(
+    receipts.filter((r) => ids.has(r.scheduleId)),
+    expected,
+    { from: expected[0].at, to: expected[expected.length - 1].at },
+  );
+}
+
+/**
  * How long the quiet load lasts: a flood's drain at its quota (the same in the baseline, which
  * has no flood, so that both measure the same load), at least MIN_QUIET_SECONDS.
  */
@@ -382,8 +382,9 @@ const TIMELINE_BUCKET_MS = 5000;
 const SLOWEST_SHOWN = 12;
 
 /**
- * The quiet runs' first-receipt lag p50/p99 per TIMELINE_BUCKET_MS of their instants, counted from the flood's
- * instant: whether the tail sits where the flood is being dispatched or spreads over the window.
+ * The quiet runs' first-receipt lag p50/p99 per TIMELINE_BUCKET_MS of their instants, counted
+ * from the flood's instant: whether the tail sits where the flood is being dispatched or spreads
+ * over the window.
  */
 function lagTimeline(
   receipts: readonly Receipt[],
