@@ -118,6 +118,13 @@ export interface WorkerConfig {
    */
   claimsInFlight: number;
   completionBatchSize: number;
+  /**
+   * How long a worker's writes that nothing on a run's way to its target waits for (an attempt's
+   * completion, the delete of a handed-off job whose runs are claimed) wait for others to share
+   * their statement (WORKER_WRITE_LINGER_MS). No call is delayed, only the run's record and its
+   * permit: lone runs ending a few milliseconds apart then cost one transaction, not one each.
+   */
+  writeLingerMs: number;
   /** Queue poll intervals; NOTIFY wakes the worker sooner for new jobs. */
   pollingIntervalMs: number;
   notifyPollingIntervalMs: number;
@@ -348,6 +355,7 @@ export function loadConfig(env: Env): AppConfig {
     claimBatchSize: int('WORKER_CLAIM_BATCH_SIZE', 200, 1, 10_000),
     claimsInFlight: int('WORKER_CLAIMS_IN_FLIGHT', 3, 1, 16),
     completionBatchSize: int('WORKER_COMPLETION_BATCH_SIZE', 100, 1, 10_000),
+    writeLingerMs: int('WORKER_WRITE_LINGER_MS', 10, 0, 1_000),
     // pg-boss polls at most every 0.5 s.
     pollingIntervalMs: int('WORKER_POLLING_INTERVAL_MS', 500, 500, 60_000),
     notifyPollingIntervalMs: int('WORKER_NOTIFY_POLLING_INTERVAL_MS', 2_000, 500, 600_000),

@@ -89,6 +89,7 @@ export class RunExecutor {
     this.completions = new Batcher((batch) => this.execution.completeMany(batch), {
       maxBatch: config.worker.completionBatchSize,
       idOf: (completion) => completion.runId,
+      lingerMs: config.worker.writeLingerMs,
     });
     this.slots = new WorkerSlots(config.worker);
   }

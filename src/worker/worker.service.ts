@@ -24,6 +24,8 @@ import type { WorkerLane, WorkerSlots } from './worker-slots';
 
 /** The least interval between two room reports to a poller in another process. */
 const ROOM_REPORT_MS = 20;
+/** Handed-off jobs deleted in one statement at most. */
+const DELETE_BATCH = 1000;
 
 /** A handed-off job, and when it must have started (or be left to the queue). */
 interface HandedJob {
@@ -50,6 +52,12 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   private readonly handoffs = new Set<Promise<void>>();
   /** Handed-off jobs by lane, gathered as a fetch would (see takeHandoff). */
   private readonly handedOff: Record<WorkerLane, Batcher<HandedJob, void>>;
+  /**
+   * Deletes of handed-off jobs whose runs are claimed, by queue: one waits a little for others
+   * (WORKER_WRITE_LINGER_MS, at most a quarter of the grace, so it lands before any fetch could
+   * take the job), lone runs' jobs then go in one statement.
+   */
+  private readonly deletions = new Map<string, Batcher<string, void>>();
 
   constructor(
     private readonly queue: PgBossService,
@@ -255,17 +263,34 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       return done;
     }
     // Not awaited: the lane's next jobs need not wait for it (a stop does, see `handoffs`).
-    const deleted: Promise<void> = this.jobs
-      .deleteHandedOff(
-        handed[0].job.queue,
-        handed.map(({ job }) => job.id),
-      )
+    const deletion = this.deletionOf(handed[0].job.queue);
+    const deleted: Promise<void> = Promise.all(handed.map(({ job }) => deletion.submit(job.id)))
+      .then(() => undefined)
       .catch((error: unknown) =>
         this.logger.warn({ err: errorSummary(error) }, 'handed-off jobs not deleted'),
       )
       .finally(() => this.handoffs.delete(deleted));
     this.handoffs.add(deleted);
     return done;
+  }
+
+  private deletionOf(queue: string): Batcher<string, void> {
+    let deletion = this.deletions.get(queue);
+    if (!deletion) {
+      deletion = new Batcher<string, void>(
+        async (ids) => {
+          await this.jobs.deleteHandedOff(queue, ids);
+          return ids.map(() => undefined);
+        },
+        {
+          maxBatch: DELETE_BATCH,
+          idOf: (id) => id,
+          lingerMs: Math.min(this.config.worker.writeLingerMs, this.handoff.graceMs / 4),
+        },
+      );
+      this.deletions.set(queue, deletion);
+    }
+    return deletion;
   }
 
   /**

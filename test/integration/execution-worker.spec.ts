@@ -369,3 +369,35 @@ describe('execution: a worker paused beyond its lease', () => {
     expect(after.attempts[0]).toMatchObject({ attemptNo: 1, outcome: 'stale' });
   });
 });
+
+describe('execution: completions wait for others to share their transaction (WORKER_WRITE_LINGER_MS)', () => {
+  let w: ExecutionWorld;
+  beforeAll(async () => {
+    // A linger far longer than a second run takes to be triggered and called on any machine.
+    w = await startExecutionWorld('api,worker,relay', { WORKER_WRITE_LINGER_MS: '1000' });
+  });
+  afterAll(() => w.close());
+
+  it('writes two runs ending apart within the linger in one transaction', async () => {
+    const target = await w.createTarget();
+    const schedule = await w.createSchedule(target);
+    const first = await w.trigger(schedule);
+    await eventually(async () => expect(w.sink.forRun(first)).toHaveLength(1));
+    // The first run's call has ended; its completion is still waiting for company.
+    expect((await w.run(first)).state).toBe('RUNNING');
+    const second = await w.trigger(schedule);
+    const [a, b] = await Promise.all(
+      [first, second].map((runId) =>
+        eventually(async () => {
+          const run = await w.run(runId);
+          expect(run.state).toBe('SUCCEEDED');
+          return run;
+        }),
+      ),
+    );
+    expect(w.sink.forRun(second)).toHaveLength(1);
+    // now() is the transaction's start: one transaction wrote both ends.
+    expect(b.finishedAt).toBe(a.finishedAt);
+    expect(a.finishedAt).not.toBeNull();
+  });
+});

@@ -1,5 +1,9 @@
+import { performance } from 'node:perf_hooks';
+
 interface Pending<I, O> {
   item: I;
+  /** performance.now() at its submit. */
+  submittedAt: number;
   resolve: (result: O) => void;
   reject: (error: unknown) => void;
 }
@@ -13,6 +17,13 @@ export interface BatcherOptions<I> {
    * later batch, so one id is never in two calls of `run` at once.
    */
   maxInFlight?: number;
+  /**
+   * How long a batch may wait, from its first item's submit, for others to join it (default 0:
+   * it goes on the next turn of the event loop). For work whose callers can wait a little and
+   * whose cost is per call: items that arrive a few milliseconds apart then share one call.
+   * A full batch goes at once.
+   */
+  lingerMs?: number;
 }
 
 /**
@@ -29,18 +40,22 @@ export class Batcher<I, O> {
   /** Ids of the items in the batches in flight (and in the one being gathered). */
   private readonly busy = new Set<string>();
   private scheduled = false;
+  /** The linger's timer while the batch being gathered waits out its linger. */
+  private lingering: NodeJS.Timeout | null = null;
   private readonly maxInFlight: number;
+  private readonly lingerMs: number;
 
   constructor(
     private readonly run: (batch: I[]) => Promise<O[]>,
     private readonly options: BatcherOptions<I>,
   ) {
     this.maxInFlight = Math.max(1, options.maxInFlight ?? 1);
+    this.lingerMs = Math.max(0, options.lingerMs ?? 0);
   }
 
   submit(item: I): Promise<O> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ item, resolve, reject });
+      this.queue.push({ item, submittedAt: performance.now(), resolve, reject });
       this.schedule();
     });
   }
@@ -51,12 +66,26 @@ export class Batcher<I, O> {
   }
 
   private schedule(): void {
+    if (this.lingering && this.queue.length >= this.options.maxBatch) {
+      // A full batch does not wait for the linger.
+      clearTimeout(this.lingering);
+      this.lingering = null;
+      this.scheduled = false;
+    }
     if (this.scheduled || this.inFlight >= this.maxInFlight) return;
     this.scheduled = true;
-    setImmediate(() => {
+    const go = () => {
+      this.lingering = null;
       this.scheduled = false;
       void this.flush();
-    });
+    };
+    // The oldest item waits out the rest of its linger, unless a full batch is waiting already.
+    const waitMs =
+      this.queue.length >= this.options.maxBatch
+        ? 0
+        : this.lingerMs - (performance.now() - this.queue[0].submittedAt);
+    if (waitMs > 0) this.lingering = setTimeout(go, waitMs);
+    else setImmediate(go);
   }
 
   private async flush(): Promise<void> {

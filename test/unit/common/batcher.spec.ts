@@ -149,3 +149,55 @@ describe('Batcher with batches in flight beside each other (maxInFlight)', () =>
     await Promise.all([again, other]);
   });
 });
+
+describe('Batcher with a linger (lingerMs)', () => {
+  const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+  it('gathers items submitted apart within the linger into one batch', async () => {
+    const r = recorder();
+    const batcher = new Batcher(r.completeMany, { maxBatch: 100, idOf, lingerMs: 300 });
+    const first = batcher.submit(completion('a'));
+    await pause(20);
+    // Without a linger, 'a' would have gone alone on the turn after its submit.
+    expect(r.batches).toEqual([]);
+    const second = batcher.submit(completion('b'));
+    await Promise.all([first, second]);
+    expect(r.batches).toEqual([['a', 'b']]);
+  });
+
+  it('sends a full batch at once, without waiting out the linger', async () => {
+    const r = recorder();
+    // A linger no test would wait out: the batch resolving at all shows it did not wait.
+    const batcher = new Batcher(r.completeMany, { maxBatch: 2, idOf, lingerMs: 600_000 });
+    const first = batcher.submit(completion('a'));
+    await pause(5);
+    const results = await Promise.all([first, batcher.submit(completion('b'))]);
+    expect(r.batches).toEqual([['a', 'b']]);
+    expect(results.map((x) => x.accepted && x.reasonDetail)).toEqual(['a', 'b']);
+  });
+
+  it('sends at once what waited out its linger behind a batch in flight', async () => {
+    let release: () => void = () => undefined;
+    const batches: string[][] = [];
+    const batcher = new Batcher(
+      async (batch: Completion[]) => {
+        batches.push(batch.map((c) => c.runId));
+        if (batches.length === 1) await new Promise<void>((done) => (release = done));
+        return batch.map((c) => accepted(c.runId));
+      },
+      { maxBatch: 100, idOf, lingerMs: 30 },
+    );
+    const first = batcher.submit(completion('a'));
+    await pause(60);
+    expect(batches).toEqual([['a']]);
+    const behind = batcher.submit(completion('b'));
+    await pause(60);
+    release();
+    await first;
+    // 'b' has waited longer than its linger: it goes on the next turn, not 30 ms later.
+    await new Promise((done) => setImmediate(done));
+    await new Promise((done) => setImmediate(done));
+    expect(batches).toEqual([['a'], ['b']]);
+    await behind;
+  });
+});
