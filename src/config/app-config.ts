@@ -355,7 +355,7 @@ export function loadConfig(env: Env): AppConfig {
     claimBatchSize: int('WORKER_CLAIM_BATCH_SIZE', 200, 1, 10_000),
     claimsInFlight: int('WORKER_CLAIMS_IN_FLIGHT', 3, 1, 16),
     completionBatchSize: int('WORKER_COMPLETION_BATCH_SIZE', 100, 1, 10_000),
-    writeLingerMs: int('WORKER_WRITE_LINGER_MS', 10, 0, 1_000),
+    writeLingerMs: int('WORKER_WRITE_LINGER_MS', 0, 0, 1_000),
     // pg-boss polls at most every 0.5 s.
     pollingIntervalMs: int('WORKER_POLLING_INTERVAL_MS', 500, 500, 60_000),
     notifyPollingIntervalMs: int('WORKER_NOTIFY_POLLING_INTERVAL_MS', 2_000, 500, 600_000),
