@@ -53,10 +53,9 @@ export class PgServer {
         shared_preload_libraries: 'pg_stat_statements',
         'pg_stat_statements.track_planning': 'on',
         // Room for every statement of every scenario's database (`all` creates 16 or more, each
-        // with statements of its own): at the default 5,000 the later scenarios evicted entries
-        // while they ran, which undercounts their statements and takes the extension's
-        // exclusive lock on every eviction (the twenty-sixth session's full run: a 1,000-tenant
-        // phase counted 1.67 statements a run, against 5 alone, and fell seconds behind).
+        // with statements of its own): at the default 5,000 the later scenarios could evict
+        // entries while they ran, undercounting their statements and taking the extension's
+        // exclusive lock on every eviction.
         'pg_stat_statements.max': '20000',
       },
     });

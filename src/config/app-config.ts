@@ -123,6 +123,8 @@ export interface WorkerConfig {
    * completion, the delete of a handed-off job whose runs are claimed) wait for others to share
    * their statement (WORKER_WRITE_LINGER_MS). No call is delayed, only the run's record and its
    * permit: lone runs ending a few milliseconds apart then cost one transaction, not one each.
+   * 0 (the default) turns it off: two full benchmark runs with 10 ms had their 1,000-tenant
+   * phase fall seconds behind, for a cause not yet known (bench/RESULTS.md, twenty-sixth session).
    */
   writeLingerMs: number;
   /** Queue poll intervals; NOTIFY wakes the worker sooner for new jobs. */
