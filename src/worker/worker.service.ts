@@ -53,11 +53,11 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   /** Handed-off jobs by lane, gathered as a fetch would (see takeHandoff). */
   private readonly handedOff: Record<WorkerLane, Batcher<HandedJob, void>>;
   /**
-   * Deletes of handed-off jobs whose runs are claimed, by queue: one waits a little for others
-   * (WORKER_WRITE_LINGER_MS, at most a quarter of the grace, so it lands before any fetch could
-   * take the job), lone runs' jobs then go in one statement.
+   * Deletes of handed-off jobs whose runs are claimed, by lane (its queue): one may wait a little
+   * for others (WORKER_WRITE_LINGER_MS, at most a quarter of the grace, so it lands before any
+   * fetch could take the job), lone runs' jobs then go in one statement.
    */
-  private readonly deletions = new Map<string, Batcher<string, void>>();
+  private readonly deletions: Record<WorkerLane, Batcher<string, void>>;
 
   constructor(
     private readonly queue: PgBossService,
@@ -76,6 +76,16 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
         idOf: ({ job }) => job.id,
       });
     this.handedOff = { high: lane('high'), other: lane('other') };
+    const lingerMs = Math.min(config.worker.writeLingerMs, handoff.graceMs / 4);
+    const deletion = (queue: string) =>
+      new Batcher<string, void>(
+        async (ids) => {
+          await this.jobs.deleteHandedOff(queue, ids);
+          return ids.map(() => undefined);
+        },
+        { maxBatch: DELETE_BATCH, idOf: (id) => id, lingerMs },
+      );
+    this.deletions = { high: deletion(HIGH_RUNS_QUEUE), other: deletion(RUNS_QUEUE) };
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -263,7 +273,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       return done;
     }
     // Not awaited: the lane's next jobs need not wait for it (a stop does, see `handoffs`).
-    const deletion = this.deletionOf(handed[0].job.queue);
+    const deletion = this.deletions[lane];
     const deleted: Promise<void> = Promise.all(handed.map(({ job }) => deletion.submit(job.id)))
       .then(() => undefined)
       .catch((error: unknown) =>
@@ -272,25 +282,6 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       .finally(() => this.handoffs.delete(deleted));
     this.handoffs.add(deleted);
     return done;
-  }
-
-  private deletionOf(queue: string): Batcher<string, void> {
-    let deletion = this.deletions.get(queue);
-    if (!deletion) {
-      deletion = new Batcher<string, void>(
-        async (ids) => {
-          await this.jobs.deleteHandedOff(queue, ids);
-          return ids.map(() => undefined);
-        },
-        {
-          maxBatch: DELETE_BATCH,
-          idOf: (id) => id,
-          lingerMs: Math.min(this.config.worker.writeLingerMs, this.handoff.graceMs / 4),
-        },
-      );
-      this.deletions.set(queue, deletion);
-    }
-    return deletion;
   }
 
   /**

@@ -66,8 +66,9 @@ export class Batcher<I, O> {
   }
 
   private schedule(): void {
-    if (this.lingering && this.queue.length >= this.options.maxBatch) {
-      // A full batch does not wait for the linger.
+    // A full batch does not wait for the linger.
+    const full = this.queue.length >= this.options.maxBatch;
+    if (this.lingering && full) {
       clearTimeout(this.lingering);
       this.lingering = null;
       this.scheduled = false;
@@ -79,11 +80,8 @@ export class Batcher<I, O> {
       this.scheduled = false;
       void this.flush();
     };
-    // The oldest item waits out the rest of its linger, unless a full batch is waiting already.
-    const waitMs =
-      this.queue.length >= this.options.maxBatch
-        ? 0
-        : this.lingerMs - (performance.now() - this.queue[0].submittedAt);
+    // The oldest item waits out the rest of its linger.
+    const waitMs = full ? 0 : this.lingerMs - (performance.now() - this.queue[0].submittedAt);
     if (waitMs > 0) this.lingering = setTimeout(go, waitMs);
     else setImmediate(go);
   }
